@@ -1,0 +1,58 @@
+# tidemark: `make demo` and `make test` set up everything they need.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+JDBC_JAR := /usr/share/java/postgresql.jar
+export XDG_RUNTIME_DIR ?= /tmp/tidemark-runtime-$(shell id -u)
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+ENV := source .tidemark/demo.env &&
+
+.PHONY: install demo stop test lint typecheck sqlfluff docs clean
+
+install: $(STAMP) $(JDBC_JAR)
+
+$(STAMP): requirements.txt requirements-dev.txt constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt \
+		-r requirements.txt -r requirements-dev.txt
+	@touch $@
+
+$(JDBC_JAR):
+	@echo "installing the PostgreSQL JDBC driver (Debian package libpostgresql-jdbc-java)"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpostgresql-jdbc-java
+
+demo: install
+	mkdir -p $(XDG_RUNTIME_DIR)
+	$(BIN)/python -m extract demo setup --size $${DEMO_SIZE:-2000}
+	@echo "== first sync: extract, dbt build, row-count checks, docs"
+	$(ENV) $(BIN)/python -m extract --all
+	$(ENV) $(BIN)/dbt build --quiet
+	$(ENV) $(BIN)/python -m extract check --all
+	$(ENV) $(BIN)/dbt docs generate --quiet
+	$(ENV) $(BIN)/python -m extract status
+	@echo "== source changes, then an incremental sync"
+	$(ENV) $(BIN)/python -m extract demo change --seed $$RANDOM
+	$(ENV) $(BIN)/python -m extract --all
+	$(ENV) $(BIN)/dbt build --quiet
+	$(ENV) $(BIN)/python -m extract check --all
+	$(ENV) $(BIN)/python -m extract status
+	@echo "== done. psql into the source and the replicas:  source .tidemark/demo.env && psql \$$TIDEMARK_TARGET_URL"
+
+stop: install
+	$(BIN)/python -m extract server stop
+
+test: install
+	mkdir -p $(XDG_RUNTIME_DIR)
+	$(BIN)/ruff check extract tests
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q
+
+docs: install
+	$(ENV) $(BIN)/dbt docs generate && $(ENV) $(BIN)/dbt docs serve --port 8080
+
+clean:
+	rm -rf target logs .pytest_cache .mypy_cache .ruff_cache

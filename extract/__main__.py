@@ -1,0 +1,5 @@
+import sys
+
+from extract.cli import main
+
+sys.exit(main())

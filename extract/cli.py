@@ -1,0 +1,91 @@
+"""Command line: `python -m extract --table SCHEMA.TABLE | --all`, and the helper commands."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+from extract.errors import TidemarkError
+
+USAGE = """\
+python -m extract (--table SCHEMA.TABLE ... | --all) [--master URL] [--quiet]
+       python -m extract generate     write dbt sources, replica models and snapshots from the seeds
+       python -m extract check        great-expectations row counts, source vs replica
+       python -m extract status       the committed state per table (_migration._migration_state)
+       python -m extract server ...   start/stop the embedded PostgreSQL
+       python -m extract demo ...     demo data: setup, change"""
+
+DESCRIPTION = """\
+Read the rows of each configured SQL Server table that changed since its committed
+watermark and land them in Postgres staging; `dbt build` then merges them into the
+replicas. Tables are configured in seeds/sync_tables.csv; connections come from
+TIDEMARK_SOURCE_URL (+ TIDEMARK_SOURCE_USER / TIDEMARK_SOURCE_PASSWORD) and
+TIDEMARK_TARGET_URL."""
+
+
+def _extract_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m extract", usage=USAGE, description=DESCRIPTION)
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--table", action="append", metavar="SCHEMA.TABLE", help="a table from sync_tables.csv")
+    which.add_argument("--all", action="store_true", help="every enabled table in sync_tables.csv")
+    parser.add_argument("--master", help="Spark master URL (default local[*], or TIDEMARK_SPARK_MASTER)")
+    parser.add_argument("--quiet", action="store_true", help="print errors only")
+    return parser
+
+
+def _run_extract(argv: Sequence[str]) -> int:
+    args = _extract_parser().parse_args(argv)
+    from extract.progress import ConsoleObserver
+    from extract.run import Extractor
+    from extract.settings import load_settings
+    from extract.spark import get_spark
+
+    settings = load_settings(master=args.master)
+    spark = get_spark(settings.spark_master, settings.extra_jars)
+    extractor = Extractor(settings, spark)
+    try:
+        tables = extractor.enabled_tables() if args.all else [extractor.find(name) for name in args.table]
+        observer = ConsoleObserver(quiet=args.quiet)
+        failed = []
+        for config in tables:
+            try:
+                extractor.run(config, observer)
+            except Exception as exc:  # one table's failure must not stop the others
+                failed.append(config.key)
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                print(f"error: {config.key}: {first}", file=sys.stderr)
+        if failed:
+            print(f"{len(failed)} of {len(tables)} table(s) failed: {', '.join(failed)}", file=sys.stderr)
+            return 1
+        return 0
+    finally:
+        extractor.close()
+
+
+SUBCOMMANDS = ("generate", "check", "status", "server", "demo")
+
+
+def _subcommand(name: str) -> Callable[[Sequence[str]], int]:
+    # Imported on demand: some pull in Spark or great-expectations, which take seconds to load.
+    module = importlib.import_module(f"extract.commands.{name}")
+    entry: Callable[[Sequence[str]], int] = module.main
+    return entry
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and not argv[0].startswith("-"):
+            if argv[0] not in SUBCOMMANDS:
+                print(f"unknown command {argv[0]!r}\nusage: {USAGE}", file=sys.stderr)
+                return 2
+            return _subcommand(argv[0])(argv[1:])
+        return _run_extract(argv)
+    except TidemarkError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

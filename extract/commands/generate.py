@@ -1,0 +1,26 @@
+"""`python -m extract generate`: dbt sources, replica models and snapshots from the seeds."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from extract.generate import write_project_files
+from extract.run import Extractor
+from extract.settings import load_settings
+from extract.spark import get_spark
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m extract generate", description=__doc__)
+    parser.add_argument("--master", help="Spark master URL")
+    args = parser.parse_args(argv)
+    settings = load_settings(master=args.master)
+    extractor = Extractor(settings, get_spark(settings.spark_master, settings.extra_jars))
+    try:
+        plans = [extractor.plan(config) for config in extractor.enabled_tables()]
+    finally:
+        extractor.close()
+    for path in write_project_files(settings.project_dir, plans):
+        print(f"wrote {path.relative_to(settings.project_dir)}")
+    return 0

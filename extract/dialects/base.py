@@ -1,0 +1,85 @@
+"""The dialect interface: quoting, clock, catalog, temporal types, literals, batch SQL."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from datetime import datetime
+
+from extract.catalog import SourceColumn
+
+
+class Dialect(ABC):
+    """One source database family. Subclasses hold every piece of SQL that differs."""
+
+    name: str
+    #: Base type names (lower case) a cursor column may have.
+    temporal_types: frozenset[str]
+    #: Base type names whose time values carry their own offset.
+    zoned_types: frozenset[str] = frozenset()
+
+    @abstractmethod
+    def quote(self, identifier: str) -> str:
+        """Quote one identifier so that any character in it is taken literally."""
+
+    def table_ref(self, schema: str, table: str) -> str:
+        return f"{self.quote(schema)}.{self.quote(table)}"
+
+    @abstractmethod
+    def clock_query(self) -> str:
+        """SQL returning one row, one column: the server's UTC clock as 'YYYY-MM-DD HH:MM:SS.f...'."""
+
+    @abstractmethod
+    def catalog_query(self) -> str:
+        """SQL taking (schema, table) as ? parameters; see `catalog_row_to_column`."""
+
+    @abstractmethod
+    def tables_query(self) -> str:
+        """SQL returning (schema, table) of every user table, for suggestions in errors."""
+
+    @abstractmethod
+    def catalog_row_to_column(self, row: Sequence[str | None]) -> tuple[SourceColumn, int | None]:
+        """Turn one catalog row into a column and its position in the primary key (None if not in it)."""
+
+    @abstractmethod
+    def timestamp_literal(self, value: datetime, column: SourceColumn) -> str:
+        """A typed literal comparable with `column`.
+
+        Spark's JDBC reader takes no bind parameters, so the watermark has to be
+        part of the query text. It is only ever rendered from a `datetime` the
+        source clock produced, never from user text.
+        """
+
+    @abstractmethod
+    def text_expression(self, column: SourceColumn) -> str:
+        """An expression reading `column` as text, for types the JDBC driver or Spark cannot carry."""
+
+    def table_hint(self, read_uncommitted: bool) -> str:
+        return ""
+
+    def is_temporal(self, column: SourceColumn) -> bool:
+        return column.base_type in self.temporal_types
+
+    def select_expression(self, column: SourceColumn, transfer: str) -> str:
+        if transfer == "text":
+            return f"{self.text_expression(column)} as {self.quote(column.name)}"
+        return self.quote(column.name)
+
+    def batch_query(
+        self,
+        schema: str,
+        table: str,
+        columns: Sequence[tuple[SourceColumn, str]],
+        cursor: SourceColumn | None,
+        watermark: datetime | None,
+        read_uncommitted: bool = False,
+    ) -> tuple[str, str]:
+        """The source query for one batch and its filter (the filter alone goes to the run log)."""
+        select_list = ", ".join(self.select_expression(col, transfer) for col, transfer in columns)
+        source = self.table_ref(schema, table) + self.table_hint(read_uncommitted)
+        where = ""
+        if cursor is not None and watermark is not None:
+            quoted = self.quote(cursor.name)
+            where = f"({quoted} > {self.timestamp_literal(watermark, cursor)} or {quoted} is null)"
+        sql = f"select {select_list} from {source}" + (f" where {where}" if where else "")
+        return sql, where

@@ -1,0 +1,113 @@
+"""SQL Server (T-SQL), spoken through mssql-jdbc or jTDS."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from extract.catalog import SourceColumn
+from extract.dialects.base import Dialect
+
+_UNICODE_LENGTH = frozenset({"nvarchar", "nchar"})
+_BYTE_LENGTH = frozenset({"varchar", "char", "varbinary", "binary"})
+_FRACTIONAL = frozenset({"datetime2", "time", "datetimeoffset"})
+
+_CATALOG = """\
+select
+    c.name as column_name,
+    case when t.is_assembly_type = 1 then t.name else type_name(c.system_type_id) end as base_type,
+    c.max_length,
+    c.precision,
+    c.scale,
+    c.is_nullable,
+    c.column_id,
+    ic.key_ordinal
+from sys.columns as c
+inner join sys.objects as o on o.object_id = c.object_id
+inner join sys.schemas as s on s.schema_id = o.schema_id
+inner join sys.types as t on t.user_type_id = c.user_type_id
+left join sys.indexes as i on i.object_id = o.object_id and i.is_primary_key = 1
+left join sys.index_columns as ic
+    on ic.object_id = i.object_id and ic.index_id = i.index_id and ic.column_id = c.column_id
+where s.name = ? and o.name = ? and o.type in ('U', 'V')
+order by c.column_id"""
+
+_TABLES = """\
+select s.name, o.name
+from sys.objects as o
+inner join sys.schemas as s on s.schema_id = o.schema_id
+where o.type = 'U' and o.is_ms_shipped = 0
+order by s.name, o.name"""
+
+
+def _int(value: str | None) -> int | None:
+    return None if value is None else int(value)
+
+
+class TsqlDialect(Dialect):
+    name = "sqlserver"
+    temporal_types = frozenset({"datetime", "datetime2", "smalldatetime", "date", "datetimeoffset"})
+    zoned_types = frozenset({"datetimeoffset"})
+
+    def quote(self, identifier: str) -> str:
+        return "[" + identifier.replace("]", "]]") + "]"
+
+    def clock_query(self) -> str:
+        # Style 121 keeps all seven fractional digits of datetime2(7).
+        return "select convert(varchar(27), sysutcdatetime(), 121) as now_utc"
+
+    def catalog_query(self) -> str:
+        return _CATALOG
+
+    def tables_query(self) -> str:
+        return _TABLES
+
+    def catalog_row_to_column(self, row: Sequence[str | None]) -> tuple[SourceColumn, int | None]:
+        name, base, max_length, precision, scale, nullable, ordinal, key_ordinal = row
+        assert name is not None and base is not None and ordinal is not None
+        base = base.lower()
+        length = precision_out = scale_out = None
+        raw_length = _int(max_length)
+        if base in _UNICODE_LENGTH and raw_length is not None:
+            length = -1 if raw_length == -1 else raw_length // 2
+        elif base in _BYTE_LENGTH:
+            length = raw_length
+        elif base in {"decimal", "numeric"}:
+            precision_out, scale_out = _int(precision), _int(scale)
+        elif base in _FRACTIONAL:
+            precision_out = _int(scale)
+        column = SourceColumn(
+            name=name,
+            base_type=base,
+            length=length,
+            precision=precision_out,
+            scale=scale_out,
+            nullable=nullable in {"1", "true", "True"},
+            ordinal=int(ordinal),
+        )
+        return column, _int(key_ordinal)
+
+    def timestamp_literal(self, value: datetime, column: SourceColumn) -> str:
+        if column.base_type in self.zoned_types:
+            return f"cast('{value:%Y-%m-%dT%H:%M:%S.%f}+00:00' as datetimeoffset(7))"
+        return f"cast('{value:%Y-%m-%dT%H:%M:%S.%f}' as datetime2(7))"
+
+    def text_expression(self, column: SourceColumn) -> str:
+        quoted = self.quote(column.name)
+        base = column.base_type
+        if base in {"geography", "geometry"}:
+            # Hex of the native serialisation, as SQL Server itself shows it, without 0x.
+            return f"convert(varchar(max), cast({quoted} as varbinary(max)), 2)"
+        if base == "hierarchyid":
+            return f"cast({quoted} as nvarchar(4000))"
+        if base == "uniqueidentifier":
+            return f"lower(convert(nvarchar(36), {quoted}))"
+        if base == "time":
+            return f"convert(varchar(16), {quoted}, 121)"
+        if base == "datetimeoffset":
+            return f"convert(varchar(34), {quoted}, 121)"
+        return f"convert(nvarchar(max), {quoted})"
+
+    def table_hint(self, read_uncommitted: bool) -> str:
+        # Off by default: NOLOCK can return rows of transactions that later roll back.
+        return " with (nolock)" if read_uncommitted else ""

@@ -1,0 +1,19 @@
+"""Errors a user can act on: each names the bad value and what to do about it."""
+
+
+class TidemarkError(Exception):
+    """An error caused by input or configuration; printed without a traceback."""
+
+    exit_code = 2
+
+
+class SourceError(TidemarkError):
+    """The source database refused or lacks what we need."""
+
+    exit_code = 3
+
+
+class MergeError(TidemarkError):
+    """The staged batch cannot be merged as it is."""
+
+    exit_code = 4

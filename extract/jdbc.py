@@ -1,0 +1,61 @@
+"""Small driver-side JDBC queries (clock, catalog) with bound parameters, through Spark's JVM."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from extract.errors import SourceError
+from extract.urls import DatabaseUrl
+
+
+class JdbcConnection:
+    """A plain JDBC connection on the Spark driver. Values come back as strings (or None)."""
+
+    def __init__(self, spark: SparkSession, url: DatabaseUrl) -> None:
+        self._url = url
+        jvm: Any = spark.sparkContext._jvm
+        assert jvm is not None
+        props = jvm.java.util.Properties()
+        for key, value in url.jdbc_properties().items():
+            props.setProperty(key, value)
+        try:
+            jvm.java.lang.Class.forName(url.driver_class)
+            self._conn = jvm.java.sql.DriverManager.getConnection(url.jdbc_url, props)
+        except Exception as exc:  # py4j wraps every Java exception
+            raise SourceError(f"cannot connect to {url.display}: {_java_message(exc)}") from None
+
+    def query(self, sql: str, params: Sequence[str] = ()) -> list[tuple[str | None, ...]]:
+        try:
+            statement = self._conn.prepareStatement(sql)
+            for index, value in enumerate(params, start=1):
+                statement.setString(index, value)
+            result = statement.executeQuery()
+            width = result.getMetaData().getColumnCount()
+            rows = []
+            while result.next():
+                rows.append(tuple(result.getString(i) for i in range(1, width + 1)))
+            statement.close()
+            return rows
+        except Exception as exc:
+            raise SourceError(f"query on {self._url.display} failed: {_java_message(exc)}") from None
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> JdbcConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _java_message(exc: Exception) -> str:
+    text = str(exc)
+    # py4j puts the Java exception's first line after "Py4JJavaError: ...: "
+    for line in text.splitlines():
+        if "Exception:" in line:
+            return line.split("Exception:", 1)[1].strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,99 @@
+"""Staging and replica tables in the target, and landing a Spark DataFrame into staging."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import psycopg
+from psycopg import sql
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from extract.naming import TargetNames
+from extract.typemap import MappedColumn
+from extract.urls import DatabaseUrl
+
+RUN_ID_COLUMN = "_tidemark_run_id"
+
+
+def _column_defs(columns: Sequence[MappedColumn], with_not_null: bool) -> list[sql.Composable]:
+    defs: list[sql.Composable] = []
+    for col in columns:
+        not_null = " not null" if with_not_null and not col.source.nullable else ""
+        # Types come from seeds/type_map.csv, not from user input at run time.
+        defs.append(sql.SQL("{} " + col.target_type + not_null).format(sql.Identifier(col.target_name)))
+    return defs
+
+
+def ensure_tables(
+    conn: psycopg.Connection, names: TargetNames, columns: Sequence[MappedColumn], key: Sequence[str]
+) -> None:
+    """Create the schema, the UNLOGGED staging table and the replica (with its key) if missing."""
+    schema = sql.Identifier(names.schema)
+    staging_defs = [*_column_defs(columns, False), sql.SQL("{} bigint not null").format(sql.Identifier(RUN_ID_COLUMN))]
+    key_ids = sql.SQL(", ").join(sql.Identifier(k.lower()) for k in key)
+    with conn.transaction():
+        conn.execute(sql.SQL("create schema if not exists {}").format(schema))
+        conn.execute(
+            sql.SQL("create unlogged table if not exists {}.{} ({})").format(
+                schema, sql.Identifier(names.staging_table), sql.SQL(", ").join(staging_defs)
+            )
+        )
+        conn.execute(
+            sql.SQL("create index if not exists {} on {}.{} ({})").format(
+                sql.Identifier(names.staging_table + "__run"),
+                schema,
+                sql.Identifier(names.staging_table),
+                sql.Identifier(RUN_ID_COLUMN),
+            )
+        )
+        conn.execute(
+            sql.SQL("create table if not exists {}.{} ({}, primary key ({}))").format(
+                schema, sql.Identifier(names.table), sql.SQL(", ").join(_column_defs(columns, True)), key_ids
+            )
+        )
+
+
+def discard_unlanded(conn: psycopg.Connection, names: TargetNames) -> int:
+    """Drop staging rows of runs that never landed (failed or killed); the caller holds the extract lock."""
+    cursor = conn.execute(
+        sql.SQL(
+            "delete from {}.{} as s where not exists ("
+            " select 1 from _migration.run_log as r"
+            " where r.run_id = s.{} and r.status = 'landed')"
+        ).format(sql.Identifier(names.schema), sql.Identifier(names.staging_table), sql.Identifier(RUN_ID_COLUMN))
+    )
+    conn.commit()
+    return cursor.rowcount
+
+
+def count_landed(conn: psycopg.Connection, names: TargetNames, run_id: int) -> int:
+    row = conn.execute(
+        sql.SQL("select count(*) from {}.{} where {} = %s").format(
+            sql.Identifier(names.schema), sql.Identifier(names.staging_table), sql.Identifier(RUN_ID_COLUMN)
+        ),
+        (run_id,),
+    ).fetchone()
+    conn.commit()
+    return int(row[0]) if row else 0
+
+
+def land(frame: DataFrame, columns: Sequence[MappedColumn], target: DatabaseUrl, names: TargetNames, run_id: int) -> None:
+    """Append the batch to staging, tagged with its run id; Postgres casts text-transferred columns."""
+    projected = frame.select(
+        *[F.col(col.source.name).alias(col.target_name) for col in columns],
+        F.lit(run_id).cast("bigint").alias(RUN_ID_COLUMN),
+    )
+    writer = (
+        projected.write.format("jdbc")
+        .option("url", target.jdbc_url)
+        .option("dbtable", f'"{names.schema}"."{names.staging_table}"')
+        .option("batchsize", "10000")
+        .option("reWriteBatchedInserts", "true")
+        # Lets Postgres cast text into uuid, xml, time, timestamptz columns.
+        .option("stringtype", "unspecified")
+        .mode("append")
+    )
+    for key, value in target.jdbc_properties().items():
+        writer = writer.option(key, value)
+    writer.save()

@@ -1,0 +1,181 @@
+"""One extract run of one table: validate, read the clock, read the batch, land it, log it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from pyspark.sql import SparkSession
+
+from extract.catalog import SourceColumn, SourceTable
+from extract.dialects import Dialect, dialect_for
+from extract.errors import TidemarkError
+from extract.jdbc import JdbcConnection
+from extract.landing import count_landed, discard_unlanded, ensure_tables, land
+from extract.naming import TargetNames, target_names
+from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
+from extract.settings import Settings
+from extract.source import choose_cursor, describe_table, read_clock
+from extract.state import RunRecord, append_event, committed_watermark, ensure_state_schema, next_run_id, try_extract_lock
+from extract.typemap import MappedColumn, TypeMap
+
+#: Called with an event name and details: "start", "watermark", "landed", "failed".
+Observer = Callable[[str, dict[str, Any]], None]
+
+
+def _silent(event: str, details: dict[str, Any]) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    config: SyncTable
+    table: SourceTable
+    columns: list[MappedColumn]
+    cursor: SourceColumn | None
+    names: TargetNames
+
+    @property
+    def key_columns(self) -> list[str]:
+        return [name.lower() for name in self.table.primary_key]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    table: str
+    target: str
+    run_id: int
+    migration_type: str
+    rows_landed: int
+    watermark_used: str | None
+    watermark_candidate: str
+
+
+def _clock_text(value: datetime) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _parse_watermark(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f")
+
+
+class Extractor:
+    """Holds what every run in one process shares: settings, Spark, the source connection, seeds."""
+
+    def __init__(self, settings: Settings, spark: SparkSession) -> None:
+        self.settings = settings
+        self.spark = spark
+        self.dialect: Dialect = dialect_for(settings.source.dialect)
+        self.type_map = TypeMap(settings.seeds_dir)
+        self.aliases = read_host_aliases(settings.seeds_dir)
+        self.tables = read_sync_tables(settings.seeds_dir)
+        self.source = JdbcConnection(spark, settings.source)
+
+    def close(self) -> None:
+        self.source.close()
+
+    def find(self, name: str) -> SyncTable:
+        """The configured table called `name` (SCHEMA.TABLE; case-insensitive, as SQL Server compares)."""
+        schema, dot, table = name.partition(".")
+        if not dot or not schema or not table:
+            raise TidemarkError(f"table {name!r} is not of the form SCHEMA.TABLE")
+        for config in self.tables:
+            if config.key.lower() == name.lower():
+                return config
+        known = ", ".join(t.key for t in self.tables) or "none"
+        raise TidemarkError(f"unknown table {name!r}: not in seeds/sync_tables.csv (configured: {known})")
+
+    def enabled_tables(self) -> list[SyncTable]:
+        return [t for t in self.tables if t.enabled]
+
+    def plan(self, config: SyncTable) -> TablePlan:
+        """Everything about a table that can be wrong with the input, checked before any state is written."""
+        table = describe_table(self.source, self.dialect, config)
+        return TablePlan(
+            config=config,
+            table=table,
+            columns=self.type_map.map_table(self.dialect.name, table),
+            cursor=choose_cursor(table, config, self.settings.cursor_candidates, self.dialect),
+            names=target_names(self.settings.source, self.aliases, table.schema, table.name),
+        )
+
+    def run(self, config: SyncTable, observer: Observer = _silent) -> RunResult:
+        plan = self.plan(config)
+        table, columns, cursor, names = plan.table, plan.columns, plan.cursor, plan.names
+        key = table.primary_key
+        with psycopg.connect(self.settings.target.libpq_url, autocommit=False) as conn:
+            ensure_state_schema(conn)
+            if not try_extract_lock(conn, names.table_key):
+                raise TidemarkError(f"another extract of {config.key} is running; try again when it ends")
+            conn.commit()
+            ensure_tables(conn, names, columns, key)
+            discard_unlanded(conn, names)
+            watermark_used = committed_watermark(conn, names.table_key) if cursor else None
+            conn.commit()
+            record = RunRecord(
+                run_id=next_run_id(conn),
+                table_key=names.table_key,
+                source_schema=table.schema,
+                source_table=table.name,
+                target_schema=names.schema,
+                target_table=names.table,
+                migration_type="incremental" if watermark_used else "full",
+                cursor_column=cursor.name if cursor else None,
+                watermark_used=watermark_used,
+                started_at=datetime.now(UTC),
+            )
+            append_event(conn, record)
+            observer("start", {"table": config.key, "run": record})
+            try:
+                # The clock is read before the data query: a row committed later is read next time.
+                candidate = read_clock(self.source, self.dialect)
+                record.watermark_candidate = _clock_text(candidate)
+                observer("watermark", {"table": config.key, "run": record})
+                query, record.source_filter = self.dialect.batch_query(
+                    table.schema,
+                    table.name,
+                    [(c.source, c.transfer) for c in columns],
+                    cursor,
+                    _parse_watermark(watermark_used) if watermark_used else None,
+                    self.settings.read_uncommitted,
+                )
+                frame = (
+                    self.spark.read.format("jdbc")
+                    .option("url", self.settings.source.jdbc_url)
+                    .option("query", query)
+                    .option("fetchsize", "10000")
+                    .options(**self.settings.source.jdbc_properties())
+                    .load()
+                )
+                land(frame, columns, self.settings.target, names, record.run_id)
+                record.rows_landed = count_landed(conn, names, record.run_id)
+                record.status = "landed"
+                record.ended_at = datetime.now(UTC)
+                append_event(conn, record)
+            except Exception as exc:
+                conn.rollback()
+                record.status = "failed"
+                record.error_message = _first_line(exc)
+                record.ended_at = datetime.now(UTC)
+                append_event(conn, record)
+                discard_unlanded(conn, names)
+                observer("failed", {"table": config.key, "run": record})
+                raise
+        observer("landed", {"table": config.key, "run": record})
+        return RunResult(
+            table=config.key,
+            target=names.table_key,
+            run_id=record.run_id,
+            migration_type=record.migration_type,
+            rows_landed=record.rows_landed or 0,
+            watermark_used=watermark_used,
+            watermark_candidate=record.watermark_candidate or "",
+        )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:2000]

@@ -1,0 +1,78 @@
+"""Settings from the environment: connections, cursor candidates, Spark. Secrets never leave here."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from extract.errors import TidemarkError
+from extract.urls import DatabaseUrl, parse_url
+
+DEFAULT_CURSOR_CANDIDATES = "ModifiedDate,LastEditedWhen,UpdatedAt,updated_at,LastModified"
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    source: DatabaseUrl
+    target: DatabaseUrl
+    project_dir: Path
+    cursor_candidates: tuple[str, ...]
+    spark_master: str
+    extra_jars: tuple[str, ...]
+    read_uncommitted: bool
+
+    @property
+    def seeds_dir(self) -> Path:
+        return self.project_dir / "seeds"
+
+
+def _require(env: Mapping[str, str], name: str, hint: str) -> str:
+    value = env.get(name, "").strip()
+    if not value:
+        raise TidemarkError(f"{name} is not set: {hint}")
+    return value
+
+
+def target_from_env(env: Mapping[str, str]) -> DatabaseUrl:
+    """TIDEMARK_TARGET_URL, else the variables the dbt profile reads."""
+    if env.get("TIDEMARK_TARGET_URL", "").strip():
+        target = parse_url(env["TIDEMARK_TARGET_URL"])
+    elif env.get("TIDEMARK_TARGET_HOST", "").strip():
+        port = env.get("TIDEMARK_TARGET_PORT", "5432")
+        if not port.isdigit():
+            raise TidemarkError(f"TIDEMARK_TARGET_PORT must be a number, not {port!r}")
+        target = parse_url(
+            f"postgresql://{env['TIDEMARK_TARGET_HOST']}:{port}/{env.get('TIDEMARK_TARGET_DBNAME', 'postgres')}"
+        ).with_credentials(env.get("TIDEMARK_TARGET_USER"), env.get("TIDEMARK_TARGET_PASSWORD"))
+    else:
+        raise TidemarkError(
+            "no target database: set TIDEMARK_TARGET_URL (postgresql://HOST:PORT/DB) "
+            "or the dbt profile's TIDEMARK_TARGET_HOST/PORT/USER/PASSWORD/DBNAME"
+        )
+    if target.dialect != "postgres":
+        raise TidemarkError(f"the target must be PostgreSQL, not {target.display}")
+    return target.with_credentials(env.get("TIDEMARK_TARGET_USER"), env.get("TIDEMARK_TARGET_PASSWORD"))
+
+
+def source_from_env(env: Mapping[str, str]) -> DatabaseUrl:
+    url = _require(env, "TIDEMARK_SOURCE_URL", "a JDBC URL such as jdbc:sqlserver://HOST:1433;databaseName=DB")
+    return parse_url(url).with_credentials(env.get("TIDEMARK_SOURCE_USER"), env.get("TIDEMARK_SOURCE_PASSWORD"))
+
+
+def load_settings(env: Mapping[str, str] | None = None, master: str | None = None) -> Settings:
+    env = os.environ if env is None else env
+    candidates = tuple(
+        c.strip() for c in env.get("DATE_UPDATED_FIELD", DEFAULT_CURSOR_CANDIDATES).split(",") if c.strip()
+    )
+    return Settings(
+        source=source_from_env(env),
+        target=target_from_env(env),
+        project_dir=Path(env.get("TIDEMARK_PROJECT_DIR", ".")).resolve(),
+        cursor_candidates=candidates,
+        spark_master=master or env.get("TIDEMARK_SPARK_MASTER", "local[*]"),
+        extra_jars=tuple(j for j in env.get("TIDEMARK_JARS", "").split(":") if j),
+        read_uncommitted=env.get("TIDEMARK_READ_UNCOMMITTED", "").lower() in _TRUE,
+    )

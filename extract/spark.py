@@ -1,0 +1,40 @@
+"""One Spark session per process, with the JDBC drivers on the driver's class path."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+# Debian's libpostgresql-jdbc-java and libjtds-java; mssql-jdbc comes through TIDEMARK_JARS.
+DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/jtds.jar")
+
+
+def jar_paths(extra: tuple[str, ...] = ()) -> list[str]:
+    return [jar for jar in (*DEFAULT_JARS, *extra) if Path(jar).exists()]
+
+
+def get_spark(master: str = "local[*]", extra_jars: tuple[str, ...] = ()) -> SparkSession:
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Workers must use this interpreter, or they miss the packages of this environment.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    jars = jar_paths(extra_jars)
+    utc = "-Duser.timezone=UTC"
+    builder = (
+        SparkSession.builder.master(master)
+        .appName("tidemark-extract")
+        .config("spark.jars", ",".join(jars))
+        # DriverManager only sees drivers on the JVM's own class path.
+        .config("spark.driver.extraClassPath", ":".join(jars))
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.extraJavaOptions", utc)
+        .config("spark.executor.extraJavaOptions", utc)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+    )
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session

@@ -1,0 +1,121 @@
+"""The run log in schema _migration of the target: append-only, one row per run event."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import psycopg
+from psycopg import sql
+
+STATE_SCHEMA = "_migration"
+
+_DDL = """
+create schema if not exists _migration;
+revoke all on schema _migration from public;
+create sequence if not exists _migration.run_id_seq;
+create table if not exists _migration.run_log (
+    event_id bigserial primary key,
+    run_id bigint not null,
+    table_key text not null,
+    source_schema text not null,
+    source_table text not null,
+    target_schema text not null,
+    target_table text not null,
+    status text not null check (status in ('running', 'landed', 'failed')),
+    migration_type text not null check (migration_type in ('full', 'incremental')),
+    cursor_column text,
+    watermark_used text,
+    watermark_candidate text,
+    source_filter text,
+    rows_landed bigint,
+    error_message text,
+    started_at timestamptz not null,
+    ended_at timestamptz,
+    logged_at timestamptz not null default clock_timestamp()
+);
+create index if not exists run_log_table_key on _migration.run_log (table_key, run_id);
+create table if not exists _migration.merge_log (
+    merge_id bigserial primary key,
+    table_key text not null,
+    run_ids bigint [] not null,
+    rows_in_batch bigint not null,
+    rows_inserted bigint not null,
+    rows_updated bigint not null,
+    rows_unchanged bigint not null,
+    rows_deleted bigint not null,
+    merge_started_at timestamptz not null,
+    merged_at timestamptz not null default clock_timestamp()
+);
+create index if not exists merge_log_table_key on _migration.merge_log (table_key);
+"""
+
+_COMMITTED_WATERMARK = """
+select max(r.watermark_candidate)
+from _migration.merge_log as m
+inner join _migration.run_log as r
+    on r.run_id = any(m.run_ids) and r.status = 'landed'
+where m.table_key = %s
+"""
+
+
+@dataclass
+class RunRecord:
+    run_id: int
+    table_key: str
+    source_schema: str
+    source_table: str
+    target_schema: str
+    target_table: str
+    migration_type: str
+    cursor_column: str | None
+    watermark_used: str | None
+    started_at: datetime
+    status: str = "running"
+    watermark_candidate: str | None = None
+    source_filter: str | None = None
+    rows_landed: int | None = None
+    error_message: str | None = None
+    ended_at: datetime | None = None
+
+
+def ensure_state_schema(conn: psycopg.Connection) -> None:
+    with conn.transaction():
+        # Serialise first-time creation between parallel extracts.
+        conn.execute("select pg_advisory_xact_lock(hashtext('tidemark:ddl'))")
+        conn.execute(_DDL)
+
+
+def committed_watermark(conn: psycopg.Connection, table_key: str) -> str | None:
+    row = conn.execute(_COMMITTED_WATERMARK, (table_key,)).fetchone()
+    return None if row is None else row[0]
+
+
+def next_run_id(conn: psycopg.Connection) -> int:
+    row = conn.execute("select nextval('_migration.run_id_seq')").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def merge_lock_sql(table_key: str) -> tuple[str, tuple[str]]:
+    """The lock that the merge also takes (see macros/tidemark_merge_lock.sql)."""
+    return "select pg_advisory_xact_lock(hashtext(%s))", ("tidemark:merge:" + table_key,)
+
+
+def append_event(conn: psycopg.Connection, run: RunRecord) -> None:
+    """Append the run's current state; a 'landed' event is serialised with merges of the table."""
+    columns = list(vars(run))
+    statement = sql.SQL("insert into _migration.run_log ({}) values ({})").format(
+        sql.SQL(", ").join(map(sql.Identifier, columns)),
+        sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+    )
+    with conn.transaction():
+        if run.status == "landed":
+            conn.execute(*merge_lock_sql(run.table_key))
+        conn.execute(statement, [getattr(run, c) for c in columns])
+
+
+def try_extract_lock(conn: psycopg.Connection, table_key: str) -> bool:
+    """One extract per table at a time; held for the connection's life."""
+    row = conn.execute("select pg_try_advisory_lock(hashtext(%s))", ("tidemark:extract:" + table_key,)).fetchone()
+    return bool(row and row[0])

@@ -1,0 +1,180 @@
+"""Parse the source and target connection URLs into their parts.
+
+Credentials come from the environment; they are kept out of every string that
+can be printed (see `DatabaseUrl.display`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from extract.errors import TidemarkError
+
+SQLSERVER_DRIVER = "com.microsoft.sqlserver.jdbc.SQLServerDriver"
+JTDS_DRIVER = "net.sourceforge.jtds.jdbc.Driver"
+POSTGRES_DRIVER = "org.postgresql.Driver"
+
+_HOST_PORT = re.compile(r"^(?P<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.\-]+)(?::(?P<port>\d{1,5}))?$")
+
+
+@dataclass(frozen=True)
+class DatabaseUrl:
+    """A database location, independent of how it was written."""
+
+    dialect: str  # "sqlserver" or "postgres"
+    driver_class: str
+    host: str
+    port: int
+    database: str
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    properties: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def jdbc_url(self) -> str:
+        """The JDBC URL without credentials (they travel as driver properties)."""
+        props = dict(self.properties)
+        if self.driver_class == JTDS_DRIVER:
+            tail = "".join(f";{k}={v}" for k, v in props.items())
+            return f"jdbc:jtds:sqlserver://{self.host}:{self.port}/{self.database}{tail}"
+        if self.dialect == "sqlserver":
+            props.setdefault("databaseName", self.database)
+            tail = "".join(f";{k}={v}" for k, v in props.items())
+            return f"jdbc:sqlserver://{self.host}:{self.port}{tail}"
+        query = "&".join(f"{k}={v}" for k, v in props.items())
+        return f"jdbc:postgresql://{self.host}:{self.port}/{self.database}" + (f"?{query}" if query else "")
+
+    @property
+    def libpq_url(self) -> str:
+        """A postgresql:// URL with credentials, for psycopg; never print it."""
+        if self.dialect != "postgres":
+            raise TidemarkError(f"{self.display} is not a PostgreSQL database")
+        auth = ""
+        if self.user:
+            auth = self.user + (f":{self.password}" if self.password else "") + "@"
+        return f"postgresql://{auth}{self.host}:{self.port}/{self.database}"
+
+    @property
+    def display(self) -> str:
+        """A printable form: no password, ever."""
+        who = f"{self.user}@" if self.user else ""
+        return f"{self.dialect}://{who}{self.host}:{self.port}/{self.database}"
+
+    def jdbc_properties(self) -> dict[str, str]:
+        props = {"driver": self.driver_class}
+        if self.user:
+            props["user"] = self.user
+        if self.password:
+            props["password"] = self.password
+        return props
+
+    def with_credentials(self, user: str | None, password: str | None) -> DatabaseUrl:
+        return DatabaseUrl(
+            self.dialect,
+            self.driver_class,
+            self.host,
+            self.port,
+            self.database,
+            user or self.user,
+            password or self.password,
+            self.properties,
+        )
+
+
+def _bad(url: str, why: str) -> TidemarkError:
+    # Never echo a password back: mask anything between "://user:" and "@".
+    masked = re.sub(r"(://[^:/@;]*:)[^@/;]*@", r"\1***@", url)
+    masked = re.sub(r"(?i)(password=)[^;&]*", r"\1***", masked)
+    return TidemarkError(
+        f"malformed database URL {masked!r}: {why}. Expected one of "
+        "jdbc:sqlserver://HOST[:PORT];databaseName=DB, jdbc:jtds:sqlserver://HOST[:PORT]/DB, "
+        "jdbc:postgresql://HOST[:PORT]/DB or postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB"
+    )
+
+
+def _host_port(url: str, text: str, default_port: int) -> tuple[str, int]:
+    match = _HOST_PORT.match(text)
+    if not match:
+        raise _bad(url, f"cannot read host and port from {text!r}")
+    port = int(match.group("port") or default_port)
+    if not 0 < port < 65536:
+        raise _bad(url, f"port {port} is out of range")
+    return match.group("host"), port
+
+
+def _semicolon_props(url: str, text: str) -> list[tuple[str, str]]:
+    props = []
+    for part in filter(None, text.split(";")):
+        key, sep, value = part.partition("=")
+        if not sep or not key:
+            raise _bad(url, f"property {part!r} is not KEY=VALUE")
+        props.append((key, value))
+    return props
+
+
+def _parse_sqlserver(url: str, rest: str) -> DatabaseUrl:
+    server, _, tail = rest.partition(";")
+    server, _, instance_db = server.partition("/")
+    props = _semicolon_props(url, tail)
+    host, port = _host_port(url, server, 1433)
+    lowered = {k.lower(): v for k, v in props}
+    database = lowered.get("databasename") or lowered.get("database") or instance_db
+    if not database:
+        raise _bad(url, "no databaseName property")
+    user = lowered.get("user")
+    password = lowered.get("password")
+    keep = [(k, v) for k, v in props if k.lower() not in {"databasename", "database", "user", "password"}]
+    return DatabaseUrl("sqlserver", SQLSERVER_DRIVER, host, port, database, user, password, tuple(keep))
+
+
+def _parse_jtds(url: str, rest: str) -> DatabaseUrl:
+    head, _, tail = rest.partition(";")
+    server, _, database = head.partition("/")
+    if not database:
+        raise _bad(url, "no database after the host")
+    host, port = _host_port(url, server, 1433)
+    props = _semicolon_props(url, tail)
+    lowered = {k.lower(): v for k, v in props}
+    keep = [(k, v) for k, v in props if k.lower() not in {"user", "password"}]
+    return DatabaseUrl(
+        "sqlserver", JTDS_DRIVER, host, port, database, lowered.get("user"), lowered.get("password"), tuple(keep)
+    )
+
+
+def _parse_postgres(url: str, rest: str) -> DatabaseUrl:
+    parts = urlsplit("//" + rest)
+    netloc = parts.netloc
+    user = password = None
+    if "@" in netloc:
+        auth, _, netloc = netloc.rpartition("@")
+        user_text, _, password_text = auth.partition(":")
+        user, password = unquote(user_text) or None, unquote(password_text) or None
+    host, port = _host_port(url, netloc, 5432)
+    database = unquote(parts.path.lstrip("/"))
+    if not database or "/" in database:
+        raise _bad(url, "no database name after the host")
+    props = parse_qsl(parts.query, keep_blank_values=True)
+    lowered = dict(props)
+    user = lowered.get("user", user)
+    password = lowered.get("password", password)
+    keep = [(k, v) for k, v in props if k not in {"user", "password"}]
+    return DatabaseUrl("postgres", POSTGRES_DRIVER, host, port, database, user, password, tuple(keep))
+
+
+def parse_url(url: str) -> DatabaseUrl:
+    """Parse any supported URL form; raise a TidemarkError that names the URL otherwise."""
+    text = url.strip()
+    lowered = text.lower()
+    prefixes = {
+        "jdbc:sqlserver://": _parse_sqlserver,
+        "jdbc:jtds:sqlserver://": _parse_jtds,
+        "jdbc:postgresql://": _parse_postgres,
+        "postgresql://": _parse_postgres,
+        "postgres://": _parse_postgres,
+    }
+    for prefix, parser in prefixes.items():
+        if lowered.startswith(prefix):
+            return parser(text, text[len(prefix) :])
+    raise _bad(text, "unknown scheme")

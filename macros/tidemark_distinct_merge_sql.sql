@@ -1,0 +1,92 @@
+{#-
+  One statement, one snapshot: upsert the batch, touching only rows where some
+  column IS DISTINCT FROM its new value; after a full run, delete keys the source
+  no longer has; clear the merged staging rows; log the exact counts. The caller
+  (dbt's incremental materialization) commits it in the same transaction as the
+  merge lock taken by the pre-hook.
+-#}
+{% macro tidemark_distinct_merge_sql(target, source, unique_key, dest_columns) -%}
+    {%- set keys = tidemark_key_columns(unique_key) -%}
+    {%- set key_names = keys | map('lower') | list -%}
+    {%- set all_columns = dest_columns | map(attribute='quoted') | join(', ') -%}
+    {%- set changing = [] -%}
+    {%- for column in dest_columns -%}
+        {%- if column.quoted | lower not in key_names -%}{%- do changing.append(column) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- set table_key = tidemark_table_key(target) -%}
+    with pending as (
+        {{ tidemark_pending_runs(table_key) }}
+    ),
+
+    batch as (
+        select count(*) as rows_in_batch from {{ source }}
+    ),
+
+    upserted as (
+        insert into {{ target }} as dbt_internal_dest ({{ all_columns }})
+        select {{ all_columns }} from {{ source }}
+        on conflict ({{ keys | join(', ') }})
+        {%- if changing %}
+        do update set
+            {%- for column in changing %}
+            {{ column.quoted }} = excluded.{{ column.quoted }}{{ "," if not loop.last }}
+            {%- endfor %}
+        where
+            (
+                {%- for column in changing %}
+                {{ tidemark_comparable('dbt_internal_dest', column) }}{{ "," if not loop.last }}
+                {%- endfor %}
+            ) is distinct from (
+                {%- for column in changing %}
+                {{ tidemark_comparable('excluded', column) }}{{ "," if not loop.last }}
+                {%- endfor %}
+            )
+        {%- else %}
+        do nothing
+        {%- endif %}
+        returning (xmax = 0) as was_inserted
+    ),
+
+    deleted as (
+        delete from {{ target }} as dbt_internal_dest
+        where
+            exists (select 1 from pending where pending.in_batch and pending.migration_type = 'full')
+            and not exists (
+                select 1 from {{ source }} as dbt_internal_source
+                where
+                    {%- for key in keys %}
+                    dbt_internal_source.{{ key }} = dbt_internal_dest.{{ key }}{{ " and" if not loop.last }}
+                    {%- endfor %}
+            )
+        returning 1
+    ),
+
+    cleared as (
+        delete from {{ tidemark_staging_relation(target) }}
+        where _tidemark_run_id in (select pending.run_id from pending)
+        returning 1
+    ),
+
+    counted as (
+        select
+            count(*) filter (where was_inserted) as rows_inserted,
+            count(*) filter (where not was_inserted) as rows_updated
+        from upserted
+    )
+
+    insert into _migration.merge_log (
+        table_key, run_ids, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted,
+        merge_started_at
+    )
+    select
+        {{ table_key }},
+        array(select pending.run_id from pending order by pending.run_id),
+        batch.rows_in_batch,
+        counted.rows_inserted,
+        counted.rows_updated,
+        batch.rows_in_batch - counted.rows_inserted - counted.rows_updated,
+        (select count(*) from deleted),
+        now()
+    from batch cross join counted
+    where exists (select 1 from pending)
+{%- endmacro %}

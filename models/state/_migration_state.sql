@@ -1,0 +1,100 @@
+-- The committed state of every replicated table, derived from the append-only
+-- run log (written by the extract) and merge log (written with each merge).
+with
+
+run_events as (
+    select * from {{ source('tidemark_state', 'run_log') }}
+),
+
+merges as (
+    select * from {{ source('tidemark_state', 'merge_log') }}
+),
+
+configured as (
+    select
+        source_schema,
+        source_table,
+        lower(enabled) not in ('false', '0', 'no', 'n', 'f') as enabled
+    from {{ ref('sync_tables') }}
+),
+
+runs as (
+    select distinct on (run_id) *
+    from run_events
+    order by run_id asc, event_id desc
+),
+
+latest_run as (
+    select distinct on (table_key) *
+    from runs
+    order by table_key asc, run_id desc
+),
+
+latest_merge as (
+    select distinct on (table_key) *
+    from merges
+    order by table_key asc, merge_id desc
+),
+
+committed as (
+    select
+        merges.table_key,
+        max(runs.watermark_candidate) as watermark,
+        max(runs.run_id) as run_id
+    from merges
+    inner join runs on runs.run_id = any(merges.run_ids) and runs.status = 'landed'
+    group by merges.table_key
+),
+
+last_merged_run as (
+    select runs.*
+    from runs
+    inner join committed on runs.run_id = committed.run_id
+),
+
+tables as (
+    select
+        coalesce(latest_run.source_schema, configured.source_schema) as source_schema,
+        coalesce(latest_run.source_table, configured.source_table) as source_table,
+        coalesce(configured.enabled, false) as enabled,
+        latest_run.table_key
+    from latest_run
+    full outer join configured
+        on
+            lower(latest_run.source_schema) = lower(configured.source_schema)
+            and lower(latest_run.source_table) = lower(configured.source_table)
+)
+
+select
+    tables.source_schema,
+    tables.source_table,
+    latest_run.target_schema,
+    latest_run.target_table,
+    tables.enabled,
+    case
+        when latest_run.run_id is null then 'never synced'
+        when latest_run.status = 'failed' then 'failed'
+        when latest_run.status = 'running' then 'extracting'
+        when latest_run.run_id = any(latest_merge.run_ids) then 'success'
+        else 'awaiting merge'
+    end as sync_status,
+    latest_run.run_id as last_run_id,
+    last_merged_run.migration_type,
+    last_merged_run.cursor_column,
+    last_merged_run.source_filter,
+    last_merged_run.started_at as last_sync_start,
+    latest_merge.merged_at as last_sync_end,
+    extract(epoch from latest_merge.merged_at - last_merged_run.started_at) as sync_duration_seconds,
+    last_merged_run.rows_landed,
+    latest_merge.rows_inserted,
+    latest_merge.rows_updated,
+    latest_merge.rows_unchanged,
+    latest_merge.rows_deleted,
+    committed.watermark::timestamp as last_sync_timestamp,
+    committed.watermark as last_sync_watermark,
+    case when latest_run.status = 'failed' then latest_run.error_message end as error_message
+from tables
+left join latest_run on tables.table_key = latest_run.table_key
+left join latest_merge on tables.table_key = latest_merge.table_key
+left join committed on tables.table_key = committed.table_key
+left join last_merged_run on tables.table_key = last_merged_run.table_key
