@@ -21,7 +21,8 @@ def get_spark(master: str = "local[*]", extra_jars: tuple[str, ...] = ()) -> Spa
     # Workers must use this interpreter, or they miss the packages of this environment.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     jars = jar_paths(extra_jars)
-    utc = "-Duser.timezone=UTC"
+    log_config = Path(__file__).with_name("log4j2.properties")
+    java_options = f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config}"
     builder = (
         SparkSession.builder.master(master)
         .appName("tidemark-extract")
@@ -29,9 +30,10 @@ def get_spark(master: str = "local[*]", extra_jars: tuple[str, ...] = ()) -> Spa
         # DriverManager only sees drivers on the JVM's own class path.
         .config("spark.driver.extraClassPath", ":".join(jars))
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", utc)
-        .config("spark.executor.extraJavaOptions", utc)
+        .config("spark.driver.extraJavaOptions", java_options)
+        .config("spark.executor.extraJavaOptions", java_options)
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
     )

@@ -57,6 +57,9 @@ class Dialect(ABC):
     def table_hint(self, read_uncommitted: bool) -> str:
         return ""
 
+    def row_count_query(self, schema: str, table: str) -> str:
+        return f"select count(*) from {self.table_ref(schema, table)}"
+
     def is_temporal(self, column: SourceColumn) -> bool:
         return column.base_type in self.temporal_types
 

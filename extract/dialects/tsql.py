@@ -108,6 +108,9 @@ class TsqlDialect(Dialect):
             return f"convert(varchar(34), {quoted}, 121)"
         return f"convert(nvarchar(max), {quoted})"
 
+    def row_count_query(self, schema: str, table: str) -> str:
+        return f"select count_big(*) from {self.table_ref(schema, table)}"
+
     def table_hint(self, read_uncommitted: bool) -> str:
         # Off by default: NOLOCK can return rows of transactions that later roll back.
         return " with (nolock)" if read_uncommitted else ""

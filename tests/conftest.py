@@ -1,0 +1,161 @@
+"""Shared fixtures: one embedded PostgreSQL and one Spark session per test session.
+
+Each test gets its own source and target databases and its own copy of the dbt
+project, so tests cannot see each other's state.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+from pyspark.sql import SparkSession
+
+from extract import server
+from extract.generate import write_project_files
+from extract.run import Extractor, Observer, RunResult
+from extract.settings import Settings, load_settings
+from extract.spark import get_spark
+
+REPO = Path(__file__).resolve().parent.parent
+DATASETS = REPO.parent / "shared" / "datasets"
+_counter = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("runtime")))
+    data_dir = tmp_path_factory.mktemp("pg") / "data"
+    url = server.start(data_dir, server.free_port(), durable=False)
+    yield url
+    server.stop(data_dir)
+
+
+@pytest.fixture(scope="session")
+def spark() -> SparkSession:
+    return get_spark("local[2]")
+
+
+def database_url(admin_url: str, database: str) -> str:
+    return admin_url.rsplit("/", 1)[0] + "/" + database
+
+
+class Project:
+    """A scratch tidemark project: source and target databases, seeds, generated dbt files."""
+
+    def __init__(self, root: Path, admin_url: str, spark: SparkSession, tag: str) -> None:
+        self.root = root
+        self.spark = spark
+        self.source_db = f"src_{tag}"
+        self.target_db = f"tgt_{tag}"
+        self.source_url = database_url(admin_url, self.source_db)
+        self.target_url = database_url(admin_url, self.target_db)
+        host_port = admin_url.split("@", 1)[1].split("/", 1)[0]
+        self.port = host_port.split(":")[1]
+        self.env = {
+            "TIDEMARK_SOURCE_URL": self.source_url,
+            "TIDEMARK_TARGET_URL": self.target_url,
+            "TIDEMARK_TARGET_HOST": "127.0.0.1",
+            "TIDEMARK_TARGET_PORT": self.port,
+            "TIDEMARK_TARGET_USER": server.SUPERUSER,
+            "TIDEMARK_TARGET_DBNAME": self.target_db,
+            "TIDEMARK_PROJECT_DIR": str(root),
+        }
+        self._extractor: Extractor | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return load_settings(self.env)
+
+    def source(self) -> psycopg.Connection:
+        return psycopg.connect(self.source_url, autocommit=True)
+
+    def target(self) -> psycopg.Connection:
+        return psycopg.connect(self.target_url, autocommit=True)
+
+    def write_sync_tables(self, rows: list[str]) -> None:
+        header = "source_schema,source_table,cursor_column,primary_key,enabled\n"
+        (self.root / "seeds" / "sync_tables.csv").write_text(header + "".join(r + "\n" for r in rows))
+        self.close()
+
+    @property
+    def extractor(self) -> Extractor:
+        if self._extractor is None:
+            self._extractor = Extractor(self.settings, self.spark)
+        return self._extractor
+
+    def close(self) -> None:
+        if self._extractor is not None:
+            self._extractor.close()
+            self._extractor = None
+
+    def generate(self) -> None:
+        plans = [self.extractor.plan(c) for c in self.extractor.enabled_tables()]
+        write_project_files(self.root, plans)
+
+    def extract(self, table: str | None = None, observer: Observer | None = None) -> list[RunResult]:
+        configs = [self.extractor.find(table)] if table else self.extractor.enabled_tables()
+        kwargs: dict[str, Any] = {"observer": observer} if observer else {}
+        return [self.extractor.run(c, **kwargs) for c in configs]
+
+    def dbt(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, **self.env, "DBT_PROFILES_DIR": str(self.root), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+        dbt = Path(sys.executable).with_name("dbt")
+        result = subprocess.run(
+            [str(dbt), *args, "--project-dir", str(self.root)],
+            env=env,
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"dbt {' '.join(args)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-2000:]}")
+        return result
+
+    def build(self, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.dbt("build", check=check)
+
+    def sync(self) -> None:
+        self.extract()
+        self.build()
+
+    def scalar(self, query: str, params: tuple[Any, ...] = ()) -> Any:
+        with self.target() as conn:
+            row = conn.execute(query, params).fetchone()
+        return None if row is None else row[0]
+
+
+@pytest.fixture
+def project(tmp_path: Path, pg_admin_url: str, spark: SparkSession) -> Iterator[Project]:
+    tag = f"{os.getpid()}_{next(_counter)}"
+    root = tmp_path / "project"
+    root.mkdir()
+    for name in ("dbt_project.yml", "macros", "seeds", "models/state"):
+        src = REPO / name
+        dst = root / name
+        if src.is_dir():
+            shutil.copytree(src, dst)
+        else:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dst)
+    (root / "snapshots").mkdir()
+    shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
+    proj = Project(root, pg_admin_url, spark, tag)
+    with psycopg.connect(pg_admin_url, autocommit=True) as admin:
+        for db in (proj.source_db, proj.target_db):
+            admin.execute(sql.SQL("create database {}").format(sql.Identifier(db)))
+    yield proj
+    proj.close()
+    with psycopg.connect(pg_admin_url, autocommit=True) as admin:
+        for db in (proj.source_db, proj.target_db):
+            admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(db)))
