@@ -2,32 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-
 from extract.checks import run_count_checks
 from extract.demo.changes import apply_changes
-from extract.demo.generator import create_and_fill
 from tests.conftest import Project
+from tests.demo_fixture import demo, merge_counts
 from tests.replica_check import assert_replicas_equal
 
-
-@pytest.fixture
-def demo(project: Project) -> Project:
-    with project.source() as conn:
-        create_and_fill(conn, size=60, seed=7)
-    project.generate()
-    return project
-
-
-def merge_counts(project: Project, table: str) -> tuple[int, int, int, int]:
-    with project.target() as conn:
-        row = conn.execute(
-            "select rows_inserted, rows_updated, rows_unchanged, rows_deleted from _migration.merge_log"
-            " where table_key like %s order by merge_id desc limit 1",
-            ("%." + table,),
-        ).fetchone()
-    assert row is not None, f"no merge logged for {table}"
-    return tuple(row)  # type: ignore[return-value]
+__all__ = ["demo"]
 
 
 def test_first_sync_replicates_every_table_exactly(demo: Project) -> None:

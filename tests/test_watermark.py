@@ -1,0 +1,145 @@
+"""The watermark: no lost change, commit only on success, at-least-once re-reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.conftest import Project
+from tests.demo_fixture import committed_watermark, demo, merge_counts
+from tests.replica_check import assert_replicas_equal
+
+__all__ = ["demo"]
+
+STAMP = "clock_timestamp() at time zone 'UTC'"
+
+
+def test_rows_with_null_cursor_are_picked_up_every_run(demo: Project) -> None:
+    demo.sync()
+    with demo.source() as conn:
+        conn.execute(
+            """insert into dbo."Orders" values (9001, 1, current_date, 'open', 'no cursor yet', 10.5, null)"""
+        )
+        conn.execute("""update dbo."Orders" set "Notes" = 'changed, still NULL' where "UpdatedAt" is null""")
+    demo.sync()
+    assert demo.scalar(f'select notes from "demo__{demo.source_db}__dbo".orders where orderid = 9001') == (
+        "changed, still NULL"
+    )
+    assert_replicas_equal(demo)
+
+
+def test_row_changed_while_extract_runs_is_picked_up_next_run(demo: Project) -> None:
+    demo.sync()
+
+    def change_after_clock_read(event: str, details: dict[str, Any]) -> None:
+        # Committed after the watermark candidate was read, before the data query.
+        if event == "watermark":
+            with demo.source() as conn:
+                conn.execute(f"""update dbo."Customers" set "Name" = 'during', "ModifiedDate" = {STAMP}
+                    where "CustomerID" = 10""")
+        # Committed after the batch was read: this run cannot see it.
+        if event == "landed":
+            with demo.source() as conn:
+                conn.execute(f"""update dbo."Customers" set "Name" = 'after', "ModifiedDate" = {STAMP}
+                    where "CustomerID" = 11""")
+
+    demo.extract("dbo.Customers", observer=change_after_clock_read)
+    demo.build()
+    replica = f'"demo__{demo.source_db}__dbo".customers'
+    assert demo.scalar(f"select name from {replica} where customerid = 10") == "during"
+    assert demo.scalar(f"select name from {replica} where customerid = 11") != "after"
+    demo.sync()
+    assert demo.scalar(f"select name from {replica} where customerid = 11") == "after"
+    # Customer 10 was stamped after the candidate: re-read once more, and found unchanged.
+    assert merge_counts(demo, "customers") == (0, 1, 1, 0)
+    assert_replicas_equal(demo)
+
+
+def test_unchanged_rows_are_not_rewritten(demo: Project) -> None:
+    demo.sync()
+    replica = f'"demo__{demo.source_db}__dbo"'
+    with demo.target() as conn:
+        before_orders = conn.execute(f"select orderid, xmin::text from {replica}.orders order by 1").fetchall()
+        before_countries = conn.execute(f"select countrycode, xmin::text from {replica}.countries order by 1").fetchall()
+    null_cursor_orders = demo.scalar(f"select count(*) from {replica}.orders where updatedat is null")
+    assert null_cursor_orders > 0
+    demo.sync()  # re-reads every NULL-cursor order and all countries; nothing changed
+    with demo.target() as conn:
+        after_orders = conn.execute(f"select orderid, xmin::text from {replica}.orders order by 1").fetchall()
+        after_countries = conn.execute(f"select countrycode, xmin::text from {replica}.countries order by 1").fetchall()
+    assert after_orders == before_orders
+    assert after_countries == before_countries
+    assert merge_counts(demo, "orders") == (0, 0, null_cursor_orders, 0)
+    assert merge_counts(demo, "countries") == (0, 0, len(before_countries), 0)
+
+
+def test_failed_build_does_not_advance_the_watermark(demo: Project) -> None:
+    demo.sync()
+    before = committed_watermark(demo, "customers")
+    assert before is not None
+    replica = f'"demo__{demo.source_db}__dbo".customers'
+    with demo.target() as conn:
+        conn.execute(f"alter table {replica} add constraint limit_guard check (creditlimit < 1000000)")
+    with demo.source() as conn:
+        conn.execute(f"""update dbo."Customers" set "CreditLimit" = 5000000, "ModifiedDate" = {STAMP}
+            where "CustomerID" = 5""")
+    demo.extract("dbo.Customers")
+    failed = demo.build(check=False)
+    assert failed.returncode != 0
+    assert committed_watermark(demo, "customers") == before
+    assert demo.scalar(f"select creditlimit from {replica} where customerid = 5") != 5000000
+    with demo.target() as conn:
+        conn.execute(f"alter table {replica} drop constraint limit_guard")
+    demo.build()
+    after = committed_watermark(demo, "customers")
+    assert after is not None and after > before
+    assert_replicas_equal(demo)
+
+
+def test_failed_extract_does_not_advance_the_watermark(demo: Project) -> None:
+    demo.sync()
+    before = committed_watermark(demo, "customers")
+    with demo.source() as conn:
+        conn.execute(f"""update dbo."Customers" set "Name" = 'lost?', "ModifiedDate" = {STAMP}
+            where "CustomerID" = 6""")
+
+    def fail_after_clock(event: str, details: dict[str, Any]) -> None:
+        if event == "watermark":
+            raise RuntimeError("source went away")
+
+    try:
+        demo.extract("dbo.Customers", observer=fail_after_clock)
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("the extract should have failed")
+    demo.build()
+    assert committed_watermark(demo, "customers") == before
+    assert demo.scalar("select sync_status from _migration._migration_state where source_table = 'Customers'") == (
+        "failed"
+    )
+    demo.sync()
+    assert_replicas_equal(demo)
+
+
+def test_extract_twice_then_build_once_loses_nothing(demo: Project) -> None:
+    demo.sync()
+    with demo.source() as conn:
+        conn.execute(f"""update dbo."Customers" set "Name" = 'first', "ModifiedDate" = {STAMP}
+            where "CustomerID" = 7""")
+    first = demo.extract("dbo.Customers")[0]
+    with demo.source() as conn:
+        conn.execute(f"""update dbo."Customers" set "Name" = 'second', "ModifiedDate" = {STAMP}
+            where "CustomerID" = 8""")
+    second = demo.extract("dbo.Customers")[0]
+    # The first run was not merged, so the second starts from the same committed watermark.
+    assert second.watermark_used == first.watermark_used
+    demo.build()
+    run_ids = demo.scalar(
+        "select run_ids from _migration.merge_log where table_key like %s order by merge_id desc limit 1",
+        ("%.customers",),
+    )
+    assert run_ids == [first.run_id, second.run_id]
+    assert committed_watermark(demo, "customers") == second.watermark_candidate
+    assert_replicas_equal(demo)
+    demo.build()  # nothing pending: idempotent
+    assert_replicas_equal(demo)
