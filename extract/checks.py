@@ -26,8 +26,8 @@ def source_count(extractor: Extractor, plan: TablePlan) -> int:
 def run_count_checks(extractor: Extractor, plans: list[TablePlan], target: DatabaseUrl) -> list[CountCheck]:
     logging.getLogger("great_expectations").setLevel(logging.ERROR)
     import great_expectations as gx
-
     from great_expectations.data_context.types.base import ProgressBarsConfig
+    from great_expectations.expectations.core.expect_table_row_count_to_equal import ExpectTableRowCountToEqual
 
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
@@ -41,9 +41,7 @@ def run_count_checks(extractor: Extractor, plans: list[TablePlan], target: Datab
             name=plan.names.table_key, table_name=plan.names.table, schema_name=plan.names.schema
         )
         batch = asset.add_batch_definition_whole_table("whole table").get_batch()
-        outcome = batch.validate(gx.expectations.ExpectTableRowCountToEqual(value=expected))
+        outcome = batch.validate(ExpectTableRowCountToEqual(value=expected))
         observed = outcome.result.get("observed_value")
-        results.append(
-            CountCheck(plan.config.key, plan.names.table_key, expected, observed, bool(outcome.success))
-        )
+        results.append(CountCheck(plan.config.key, plan.names.table_key, expected, observed, bool(outcome.success)))
     return results

@@ -50,7 +50,9 @@ def model_doc(plan: TablePlan) -> dict[str, Any]:
         "columns": [_column_doc(plan, i) for i in range(len(plan.columns))],
     }
     if len(plan.key_columns) > 1:
-        doc["data_tests"] = [{"unique_combination_of_columns": {"arguments": {"combination_of_columns": plan.key_columns}}}]
+        doc["data_tests"] = [
+            {"unique_combination_of_columns": {"arguments": {"combination_of_columns": plan.key_columns}}}
+        ]
     return doc
 
 
@@ -91,7 +93,8 @@ def snapshot_doc(plan: TablePlan) -> dict[str, Any]:
 
 
 def _yaml(doc: dict[str, Any]) -> str:
-    return HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=110)
+    text: str = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=110)
+    return HEADER + text
 
 
 def write_project_files(project_dir: Path, plans: Sequence[TablePlan]) -> list[Path]:

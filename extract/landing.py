@@ -78,7 +78,9 @@ def count_landed(conn: psycopg.Connection, names: TargetNames, run_id: int) -> i
     return int(row[0]) if row else 0
 
 
-def land(frame: DataFrame, columns: Sequence[MappedColumn], target: DatabaseUrl, names: TargetNames, run_id: int) -> None:
+def land(
+    frame: DataFrame, columns: Sequence[MappedColumn], target: DatabaseUrl, names: TargetNames, run_id: int
+) -> None:
     """Append the batch to staging, tagged with its run id; Postgres casts text-transferred columns."""
     projected = frame.select(
         *[F.col(col.source.name).alias(col.target_name) for col in columns],

@@ -19,7 +19,14 @@ from extract.naming import TargetNames, target_names
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.settings import Settings
 from extract.source import choose_cursor, describe_table, read_clock
-from extract.state import RunRecord, append_event, committed_watermark, ensure_state_schema, next_run_id, try_extract_lock
+from extract.state import (
+    RunRecord,
+    append_event,
+    committed_watermark,
+    ensure_state_schema,
+    next_run_id,
+    try_extract_lock,
+)
 from extract.typemap import MappedColumn, TypeMap
 
 #: Called with an event name and details: "start", "watermark", "landed", "failed".

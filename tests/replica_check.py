@@ -27,7 +27,9 @@ def assert_replicas_equal(project: Project) -> int:
         plan = project.extractor.plan(config)
         source_cols = [c.source.name for c in plan.columns]
         target_cols = [c.target_name for c in plan.columns]
-        source = rows_of(project.source_url, plan.table.schema, plan.table.name, source_cols, list(plan.table.primary_key))
+        source = rows_of(
+            project.source_url, plan.table.schema, plan.table.name, source_cols, list(plan.table.primary_key)
+        )
         replica = rows_of(project.target_url, plan.names.schema, plan.names.table, target_cols, plan.key_columns)
         assert len(replica) == len(source), f"{config.key}: {len(source)} source rows, {len(replica)} in the replica"
         for src_row, rep_row in zip(source, replica, strict=True):

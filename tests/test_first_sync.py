@@ -29,7 +29,8 @@ def test_incremental_sync_counts_inserts_updates_and_unchanged(demo: Project) ->
         conn.execute(
             """insert into dbo."Customers" values
             (1001, 'Zoë Nguyễn', null, 'JP', 12.50, true, gen_random_uuid(), clock_timestamp() at time zone 'UTC'),
-            (1002, '李雷', 'li@example.com', 'JP', 0.01, false, gen_random_uuid(), clock_timestamp() at time zone 'UTC')"""
+            (1002, '李雷', 'li@example.com', 'JP', 0.01, false, gen_random_uuid(),
+             clock_timestamp() at time zone 'UTC')"""
         )
         conn.execute(
             """update dbo."Customers" set "Email" = 'new@example.com',
@@ -69,3 +70,16 @@ def test_row_count_check_passes_then_catches_a_missing_row(demo: Project) -> Non
     checks = run_count_checks(demo.extractor, plans, demo.settings.target)
     failed = {c.table: (c.source_rows, c.replica_rows) for c in checks if not c.success}
     assert failed == {"dbo.Customers": (60, 59)}
+
+
+def test_state_schema_is_closed_to_public(demo: Project) -> None:
+    demo.sync()
+    with demo.target() as conn:
+        conn.execute("create role tidemark_reader login")
+        try:
+            usage = conn.execute("select has_schema_privilege('tidemark_reader', '_migration', 'usage')").fetchone()
+            public = conn.execute("select has_schema_privilege('public', '_migration', 'usage')").fetchone()
+        finally:
+            conn.execute("drop role tidemark_reader")
+    assert usage == (False,)
+    assert public == (False,)

@@ -16,9 +16,7 @@ STAMP = "clock_timestamp() at time zone 'UTC'"
 def test_rows_with_null_cursor_are_picked_up_every_run(demo: Project) -> None:
     demo.sync()
     with demo.source() as conn:
-        conn.execute(
-            """insert into dbo."Orders" values (9001, 1, current_date, 'open', 'no cursor yet', 10.5, null)"""
-        )
+        conn.execute("""insert into dbo."Orders" values (9001, 1, current_date, 'open', 'no cursor yet', 10.5, null)""")
         conn.execute("""update dbo."Orders" set "Notes" = 'changed, still NULL' where "UpdatedAt" is null""")
     demo.sync()
     assert demo.scalar(f'select notes from "demo__{demo.source_db}__dbo".orders where orderid = 9001') == (
@@ -59,7 +57,9 @@ def test_unchanged_rows_are_not_rewritten(demo: Project) -> None:
     replica = f'"demo__{demo.source_db}__dbo"'
     with demo.target() as conn:
         before_orders = conn.execute(f"select orderid, xmin::text from {replica}.orders order by 1").fetchall()
-        before_countries = conn.execute(f"select countrycode, xmin::text from {replica}.countries order by 1").fetchall()
+        before_countries = conn.execute(
+            f"select countrycode, xmin::text from {replica}.countries order by 1"
+        ).fetchall()
     null_cursor_orders = demo.scalar(f"select count(*) from {replica}.orders where updatedat is null")
     assert null_cursor_orders > 0
     demo.sync()  # re-reads every NULL-cursor order and all countries; nothing changed

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 
 import psycopg
 
+from extract.errors import TidemarkError
 from extract.settings import target_from_env
 
-import os
-
-COLUMNS = (
-    "source_schema",
-    "source_table",
-    "target_schema",
-    "target_table",
+SHOWN = (
     "sync_status",
     "migration_type",
     "rows_landed",
@@ -31,13 +27,16 @@ def main(argv: Sequence[str]) -> int:
     argparse.ArgumentParser(prog="python -m extract status", description=__doc__).parse_args(argv)
     target = target_from_env(os.environ)
     with psycopg.connect(target.libpq_url) as conn:
-        rows = conn.execute(
-            "select " + ", ".join(COLUMNS) + " from _migration._migration_state order by source_schema, source_table"
-        ).fetchall()
-    table = [COLUMNS[1:2] + COLUMNS[4:]] + [
-        (f"{r[0]}.{r[1]}",) + tuple("" if v is None else str(v) for v in r[4:]) for r in rows
-    ]
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(table[0]))]
+        try:
+            rows = conn.execute(
+                "select source_schema || '.' || source_table, "
+                + ", ".join(SHOWN)
+                + " from _migration._migration_state order by 1"
+            ).fetchall()
+        except psycopg.errors.UndefinedTable:
+            raise TidemarkError(f"no state in {target.display} yet: run the extract, then dbt build") from None
+    table = [("table", *SHOWN)] + [tuple("" if v is None else str(v) for v in row) for row in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(SHOWN) + 1)]
     for row in table:
-        print("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)))
+        print("  ".join(value.ljust(width) for value, width in zip(row, widths, strict=True)).rstrip())
     return 0

@@ -53,7 +53,7 @@ def apply_changes(conn: psycopg.Connection, seed: int) -> dict[str, int]:
         # Half the new orders carry no cursor value at all.
         cur.executemany(
             'insert into dbo."Orders" values (%s, %s, %s, %s, %s, %s, case when %s then ' + NOW + " end)",
-            [o[:-1] + (i % 2 == 0,) for i, o in enumerate(orders)],
+            [(*o[:-1], i % 2 == 0) for i, o in enumerate(orders)],
         )
         count("orders inserted (half with NULL UpdatedAt)", cur)
         cur.execute(

@@ -85,7 +85,9 @@ STATUSES = ["open", "paid", "shipped", "cancelled"]
 
 
 def _stamp(rng: random.Random, base: datetime) -> datetime:
-    return base - timedelta(days=rng.randint(1, 400), seconds=rng.randint(0, 86_399), microseconds=rng.randint(0, 999) * 1000)
+    return base - timedelta(
+        days=rng.randint(1, 400), seconds=rng.randint(0, 86_399), microseconds=rng.randint(0, 999) * 1000
+    )
 
 
 def _customer(rng: random.Random, customer_id: int, base: datetime) -> tuple[object, ...]:

@@ -35,7 +35,9 @@ where table_schema not in ('pg_catalog', 'information_schema') and table_type = 
 order by table_schema, table_name"""
 
 # format_type() puts the modifier in the middle for "timestamp(3) without time zone".
-_TYPE = re.compile(r"^(?P<head>[a-z0-9_ \"]+?)(?:\((?P<args>[0-9, ]+)\))?(?P<tail> with(?:out)? time zone)?(?P<array>\[\])?$")
+_TYPE = re.compile(
+    r"^(?P<head>[a-z0-9_ \"]+?)(?:\((?P<args>[0-9, ]+)\))?(?P<tail> with(?:out)? time zone)?(?P<array>\[\])?$"
+)
 _LENGTH_TYPES = frozenset({"character varying", "character", "bit", "bit varying"})
 
 
@@ -60,9 +62,13 @@ class PostgresDialect(Dialect):
         name, type_text, nullable, ordinal, key_ordinal = row
         assert name is not None and type_text is not None and ordinal is not None
         match = _TYPE.match(type_text)
-        base, args = (type_text, []) if match is None else (
-            match.group("head").strip() + (match.group("tail") or "") + (match.group("array") or ""),
-            [int(a) for a in (match.group("args") or "").split(",") if a.strip()],
+        base, args = (
+            (type_text, [])
+            if match is None
+            else (
+                match.group("head").strip() + (match.group("tail") or "") + (match.group("array") or ""),
+                [int(a) for a in (match.group("args") or "").split(",") if a.strip()],
+            )
         )
         length = precision = scale = None
         if base in _LENGTH_TYPES:
