@@ -15,16 +15,24 @@ class SourceColumn:
     nullable: bool
     ordinal: int
 
+    def _modifiers(self, symbolic: bool) -> str:
+        if self.length is not None:
+            return "(max)" if self.length == -1 else ("(n)" if symbolic else f"({self.length})")
+        if self.precision is not None and self.scale is not None:
+            return "(p,s)" if symbolic else f"({self.precision},{self.scale})"
+        if self.precision is not None:
+            return "(p)" if symbolic else f"({self.precision})"
+        return ""
+
     @property
     def type_text(self) -> str:
         """The declared type as a DDL would say it, e.g. nvarchar(50), decimal(8,2), varbinary(max)."""
-        if self.length is not None:
-            return f"{self.base_type}({'max' if self.length == -1 else self.length})"
-        if self.precision is not None and self.scale is not None:
-            return f"{self.base_type}({self.precision},{self.scale})"
-        if self.precision is not None:
-            return f"{self.base_type}({self.precision})"
-        return self.base_type
+        return self.base_type + self._modifiers(symbolic=False)
+
+    @property
+    def type_shape(self) -> str:
+        """The type with its modifiers named by role, as type_map.csv keys it: nvarchar(n), decimal(p,s)."""
+        return self.base_type + self._modifiers(symbolic=True)
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,6 @@ class MappedColumn:
     transfer: str  # "native": the JDBC value as it is; "text": read as text, cast by Postgres
 
 
-def type_shape(column: SourceColumn) -> str:
-    """The type with its modifiers replaced by their role: nvarchar(n), decimal(p,s), datetime2(p)."""
-    if column.length is not None:
-        return f"{column.base_type}({'max' if column.length == -1 else 'n'})"
-    if column.precision is not None and column.scale is not None:
-        return f"{column.base_type}(p,s)"
-    if column.precision is not None:
-        return f"{column.base_type}(p)"
-    return column.base_type
-
-
 class TypeMap:
     def __init__(self, seeds_dir: Path) -> None:
         rows = read_csv(
@@ -41,7 +30,7 @@ class TypeMap:
             self._rows[(row["source_dialect"], row["source_type"].lower())] = (row["target_type"], row["transfer"])
 
     def map_column(self, dialect: str, table: SourceTable, column: SourceColumn) -> MappedColumn:
-        shape = type_shape(column)
+        shape = column.type_shape
         found = self._rows.get((dialect, column.type_text.lower())) or self._rows.get((dialect, shape))
         if found is None:
             raise TidemarkError(

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,12 +33,16 @@ _counter = itertools.count(1)
 
 
 @pytest.fixture(scope="session")
-def pg_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("runtime")))
-    data_dir = tmp_path_factory.mktemp("pg") / "data"
+def pg_admin_url() -> Iterator[str]:
+    # Outside pytest's temp tree: pytest resets that tree to mode 0700, which would lock
+    # out the OS user the server runs as when tidemark runs as root.
+    base = Path(tempfile.mkdtemp(prefix="tidemark-test-pg-"))
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(base / "runtime"))
+    data_dir = base / "data"
     url = server.start(data_dir, server.free_port(), durable=False)
     yield url
     server.stop(data_dir)
+    shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

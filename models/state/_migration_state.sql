@@ -6,7 +6,7 @@ run_events as (
     select * from {{ source('tidemark_state', 'run_log') }}
 ),
 
-merges as (
+merge_events as (
     select * from {{ source('tidemark_state', 'merge_log') }}
 ),
 
@@ -32,18 +32,18 @@ latest_run as (
 
 latest_merge as (
     select distinct on (table_key) *
-    from merges
+    from merge_events
     order by table_key asc, merge_id desc
 ),
 
 committed as (
     select
-        merges.table_key,
+        merge_events.table_key,
         max(runs.watermark_candidate) as watermark,
         max(runs.run_id) as run_id
-    from merges
-    inner join runs on runs.run_id = any(merges.run_ids) and runs.status = 'landed'
-    group by merges.table_key
+    from merge_events
+    inner join runs on runs.run_id = any(merge_events.run_ids) and runs.status = 'landed'
+    group by merge_events.table_key
 ),
 
 last_merged_run as (
@@ -52,12 +52,12 @@ last_merged_run as (
     inner join committed on runs.run_id = committed.run_id
 ),
 
-tables as (
+tracked as (
     select
+        latest_run.table_key,
         coalesce(latest_run.source_schema, configured.source_schema) as source_schema,
         coalesce(latest_run.source_table, configured.source_table) as source_table,
-        coalesce(configured.enabled, false) as enabled,
-        latest_run.table_key
+        coalesce(configured.enabled, false) as enabled
     from latest_run
     full outer join configured
         on
@@ -66,11 +66,11 @@ tables as (
 )
 
 select
-    tables.source_schema,
-    tables.source_table,
+    tracked.source_schema,
+    tracked.source_table,
     latest_run.target_schema,
     latest_run.target_table,
-    tables.enabled,
+    tracked.enabled,
     case
         when latest_run.run_id is null then 'never synced'
         when latest_run.status = 'failed' then 'failed'
@@ -93,8 +93,8 @@ select
     committed.watermark::timestamp as last_sync_timestamp,
     committed.watermark as last_sync_watermark,
     case when latest_run.status = 'failed' then latest_run.error_message end as error_message
-from tables
-left join latest_run on tables.table_key = latest_run.table_key
-left join latest_merge on tables.table_key = latest_merge.table_key
-left join committed on tables.table_key = committed.table_key
-left join last_merged_run on tables.table_key = last_merged_run.table_key
+from tracked
+left join latest_run on tracked.table_key = latest_run.table_key
+left join latest_merge on tracked.table_key = latest_merge.table_key
+left join committed on tracked.table_key = committed.table_key
+left join last_merged_run on tracked.table_key = last_merged_run.table_key
