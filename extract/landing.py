@@ -78,6 +78,25 @@ def count_landed(conn: psycopg.Connection, names: TargetNames, run_id: int) -> i
     return int(row[0]) if row else 0
 
 
+def duplicate_key_sample(
+    conn: psycopg.Connection, names: TargetNames, key: Sequence[str], run_id: int
+) -> tuple[object, ...] | None:
+    """One key the run landed more than once (a key the source does not enforce), or None."""
+    key_ids = sql.SQL(", ").join(sql.Identifier(k) for k in key)
+    row = conn.execute(
+        sql.SQL("select {} from {}.{} where {} = %s group by {} having count(*) > 1 limit 1").format(
+            key_ids,
+            sql.Identifier(names.schema),
+            sql.Identifier(names.staging_table),
+            sql.Identifier(RUN_ID_COLUMN),
+            key_ids,
+        ),
+        (run_id,),
+    ).fetchone()
+    conn.commit()
+    return None if row is None else tuple(row)
+
+
 def land(
     frame: DataFrame, columns: Sequence[MappedColumn], target: DatabaseUrl, names: TargetNames, run_id: int
 ) -> None:

@@ -12,9 +12,9 @@ from pyspark.sql import SparkSession
 
 from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import Dialect, dialect_for
-from extract.errors import TidemarkError
+from extract.errors import MergeError, TidemarkError
 from extract.jdbc import JdbcConnection
-from extract.landing import count_landed, discard_unlanded, ensure_tables, land
+from extract.landing import count_landed, discard_unlanded, duplicate_key_sample, ensure_tables, land
 from extract.naming import TargetNames, target_names
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.settings import Settings
@@ -158,6 +158,13 @@ class Extractor:
                     .load()
                 )
                 land(frame, columns, self.settings.target, names, record.run_id)
+                duplicate = duplicate_key_sample(conn, names, plan.key_columns, record.run_id)
+                if duplicate is not None:
+                    sample = ", ".join(f"{k}={v!r}" for k, v in zip(table.primary_key, duplicate, strict=True))
+                    raise MergeError(
+                        f"{config.key}: the batch holds the key ({sample}) more than once; the source does not "
+                        "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv"
+                    )
                 record.rows_landed = count_landed(conn, names, record.run_id)
                 record.status = "landed"
                 record.ended_at = datetime.now(UTC)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from extract.errors import TidemarkError
+from extract.errors import MergeError, TidemarkError
 from extract.seeds import read_sync_tables
 from extract.settings import load_settings
 from tests.conftest import REPO, Project
@@ -112,3 +112,25 @@ def test_cli_reports_bad_url_with_exit_code_2() -> None:
     assert result.returncode == 2
     assert "malformed database URL 'mysql://db01/app'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_duplicate_keys_in_one_batch_stop_the_run_and_change_nothing(synced: Project) -> None:
+    with synced.source() as conn:
+        conn.execute('create table dbo."Events" ("Id" integer, "Payload" text, "ModifiedDate" timestamp)')
+        conn.execute("""insert into dbo."Events" values (1, 'a', now()), (2, 'b', now()), (1, 'again', now())""")
+    synced.write_sync_tables(["dbo,Events,,Id,true"])
+    with pytest.raises(MergeError) as caught:
+        synced.extract("dbo.Events")
+    assert "dbo.Events: the batch holds the key (Id=1) more than once" in str(caught.value)
+    synced.generate()
+    synced.build()  # nothing landed, so nothing to merge, and no raw ON CONFLICT error
+    replica = f'"demo__{synced.source_db}__dbo".events'
+    assert synced.scalar(f"select count(*) from {replica}") == 0
+    assert synced.scalar("select sync_status from _migration._migration_state where source_table = 'Events'") == (
+        "failed"
+    )
+    assert (
+        synced.scalar("select last_sync_watermark from _migration._migration_state where source_table = 'Events'")
+        is None
+    )
+    assert synced.scalar(f'select count(*) from "demo__{synced.source_db}__dbo".stg__events') == 0
