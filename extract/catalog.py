@@ -48,3 +48,20 @@ class SourceTable:
 
     def column(self, name: str) -> SourceColumn | None:
         return next((c for c in self.columns if c.name == name), None)
+
+
+_LENGTH_TYPES = frozenset({"char", "varchar", "nchar", "nvarchar", "binary", "varbinary"})
+
+
+def column_from_type_text(name: str, type_text: str, nullable: bool, ordinal: int) -> SourceColumn:
+    """A column from a declared SQL Server type such as nvarchar(50), decimal(8,2) or varbinary(max)."""
+    base, _, rest = type_text.strip().lower().partition("(")
+    args = [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
+    length = precision = scale = None
+    if base in _LENGTH_TYPES and args:
+        length = -1 if args[0] == "max" else int(args[0])
+    elif base in {"decimal", "numeric"} and args:
+        precision, scale = int(args[0]), int(args[1]) if len(args) > 1 else 0
+    elif args:
+        precision = int(args[0])
+    return SourceColumn(name, base.strip(), length, precision, scale, nullable, ordinal)

@@ -15,7 +15,8 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--master URL] [--quiet]
        python -m extract check        great-expectations row counts, source vs replica
        python -m extract status       the committed state per table (_migration._migration_state)
        python -m extract server ...   start/stop the embedded PostgreSQL
-       python -m extract demo ...     demo data: setup, change"""
+       python -m extract demo ...     demo data: setup, change
+       python -m extract sample load  a sample database (schema.json + Parquet) into the stand-in source"""
 
 DESCRIPTION = """\
 Read the rows of each configured SQL Server table that changed since its committed
@@ -64,7 +65,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         extractor.close()
 
 
-SUBCOMMANDS = ("generate", "check", "status", "server", "demo")
+SUBCOMMANDS = ("generate", "check", "status", "server", "demo", "sample")
 
 
 def _subcommand(name: str) -> Callable[[Sequence[str]], int]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from extract.catalog import SourceColumn, SourceTable
+from extract.catalog import SourceColumn, SourceTable, column_from_type_text
 from extract.naming import target_names
 from extract.settings import load_settings
 from extract.typemap import TypeMap
@@ -68,16 +68,7 @@ def test_replica_schema_uses_host_alias_and_folds_names() -> None:
 
 
 def _mssql_column(text: str) -> SourceColumn:
-    base, _, args = text.partition("(")
-    args = args.rstrip(")")
-    length = precision = scale = None
-    if base in {"nvarchar", "varchar", "nchar", "char", "varbinary", "binary"}:
-        length = -1 if args == "max" else int(args)
-    elif base in {"decimal", "numeric"}:
-        precision, scale = (int(a) for a in args.split(","))
-    elif args:
-        precision = int(args)
-    return SourceColumn("c", base, length, precision, scale, True, 1)
+    return column_from_type_text("c", text, True, 1)
 
 
 def test_type_map_covers_every_adventureworks_type() -> None:
