@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from extract.errors import TidemarkError
 
 USAGE = """\
-python -m extract (--table SCHEMA.TABLE ... | --all) [--master URL] [--quiet]
+python -m extract (--table SCHEMA.TABLE ... | --all) [--safety-window 5m] [--master URL] [--quiet]
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
        python -m extract check        great-expectations row counts, source vs replica
        python -m extract status       the committed state per table (_migration._migration_state)
@@ -32,6 +32,12 @@ def _extract_parser() -> argparse.ArgumentParser:
     which.add_argument("--table", action="append", metavar="SCHEMA.TABLE", help="a table from sync_tables.csv")
     which.add_argument("--all", action="store_true", help="every enabled table in sync_tables.csv")
     parser.add_argument("--master", help="Spark master URL (default local[*], or TIDEMARK_SPARK_MASTER)")
+    parser.add_argument(
+        "--safety-window",
+        metavar="DURATION",
+        help="re-read this long before the committed watermark, for late commits "
+        "(default 5m, or TIDEMARK_SAFETY_WINDOW; 0s turns it off)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     return parser
 
@@ -43,7 +49,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     from extract.settings import load_settings
     from extract.spark import get_spark
 
-    settings = load_settings(master=args.master)
+    settings = load_settings(master=args.master, safety_window=args.safety_window)
     spark = get_spark(settings.spark_master, settings.extra_jars)
     extractor = Extractor(settings, spark)
     try:

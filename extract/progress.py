@@ -18,7 +18,10 @@ class ConsoleObserver:
         run = details["run"]
         if event == "start":
             self._started[table] = time.monotonic()
-            since = f"changes since {run.watermark_used}" if run.watermark_used else "everything"
+            since = "everything"
+            if run.watermark_used:
+                window = details.get("safety_window")
+                since = f"changes since {run.watermark_used}" + (f" minus a {window} safety window" if window else "")
             cursor = f"cursor {run.cursor_column}" if run.cursor_column else "no cursor column: full refresh"
             self._say(f"{table}: run {run.run_id}, {run.migration_type} ({cursor}); reading {since}")
         elif event == "landed":

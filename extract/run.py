@@ -135,7 +135,7 @@ class Extractor:
                 started_at=datetime.now(UTC),
             )
             append_event(conn, record)
-            observer("start", {"table": config.key, "run": record})
+            observer("start", {"table": config.key, "run": record, "safety_window": self.settings.safety_window})
             try:
                 # The clock is read before the data query: a row committed later is read next time.
                 candidate = read_clock(self.source, self.dialect)
@@ -146,7 +146,7 @@ class Extractor:
                     table.name,
                     [(c.source, c.transfer) for c in columns],
                     cursor,
-                    _parse_watermark(watermark_used) if watermark_used else None,
+                    _parse_watermark(watermark_used) - self.settings.safety_window if watermark_used else None,
                     self.settings.read_uncommitted,
                 )
                 frame = (

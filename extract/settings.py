@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from extract.errors import TidemarkError
 from extract.urls import DatabaseUrl, parse_url
 
 DEFAULT_CURSOR_CANDIDATES = "ModifiedDate,LastEditedWhen,UpdatedAt,updated_at,LastModified"
+#: Re-read this much before the committed watermark: rows stamped before the clock was
+#: read but committed after the read (late commits) are still picked up.
+DEFAULT_SAFETY_WINDOW = "5m"
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION = re.compile(r"^(?P<amount>\d+(?:\.\d+)?)(?P<unit>ms|s|m|h|d)$")
 _TRUE = {"1", "true", "yes", "on"}
 
 
@@ -23,6 +30,7 @@ class Settings:
     spark_master: str
     extra_jars: tuple[str, ...]
     read_uncommitted: bool
+    safety_window: timedelta
 
     @property
     def seeds_dir(self) -> Path:
@@ -62,8 +70,23 @@ def source_from_env(env: Mapping[str, str]) -> DatabaseUrl:
     return parse_url(url).with_credentials(env.get("TIDEMARK_SOURCE_USER"), env.get("TIDEMARK_SOURCE_PASSWORD"))
 
 
-def load_settings(env: Mapping[str, str] | None = None, master: str | None = None) -> Settings:
+def parse_duration(text: str, name: str) -> timedelta:
+    """'90s', '5m', '1.5h', '0s' -> timedelta; anything else is an error that names the value."""
+    match = _DURATION.match(text.strip().lower())
+    if not match:
+        raise TidemarkError(f"{name} must be a duration such as 0s, 90s, 5m or 1h, not {text!r}")
+    return timedelta(seconds=float(match.group("amount")) * _UNITS[match.group("unit")])
+
+
+def load_settings(
+    env: Mapping[str, str] | None = None, master: str | None = None, safety_window: str | None = None
+) -> Settings:
     env = os.environ if env is None else env
+    window_text, window_name = (
+        (safety_window, "--safety-window")
+        if safety_window is not None
+        else (env.get("TIDEMARK_SAFETY_WINDOW", DEFAULT_SAFETY_WINDOW), "TIDEMARK_SAFETY_WINDOW")
+    )
     candidates = tuple(
         c.strip() for c in env.get("DATE_UPDATED_FIELD", DEFAULT_CURSOR_CANDIDATES).split(",") if c.strip()
     )
@@ -75,4 +98,5 @@ def load_settings(env: Mapping[str, str] | None = None, master: str | None = Non
         spark_master=master or env.get("TIDEMARK_SPARK_MASTER", "local[*]"),
         extra_jars=tuple(j for j in env.get("TIDEMARK_JARS", "").split(":") if j),
         read_uncommitted=env.get("TIDEMARK_READ_UNCOMMITTED", "").lower() in _TRUE,
+        safety_window=parse_duration(window_text, window_name),
     )

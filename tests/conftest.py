@@ -74,6 +74,8 @@ class Project:
             "TIDEMARK_TARGET_USER": server.SUPERUSER,
             "TIDEMARK_TARGET_DBNAME": self.target_db,
             "TIDEMARK_PROJECT_DIR": str(root),
+            # Exact per-run counts in most tests; the window has tests of its own.
+            "TIDEMARK_SAFETY_WINDOW": "0s",
         }
         self._extractor: Extractor | None = None
 
