@@ -105,13 +105,19 @@ def land(
         *[F.col(col.source.name).alias(col.target_name) for col in columns],
         F.lit(run_id).cast("bigint").alias(RUN_ID_COLUMN),
     )
+    append_to_postgres(projected, target, names.schema, names.staging_table)
+
+
+def append_to_postgres(frame: DataFrame, target: DatabaseUrl, schema: str, table: str) -> None:
+    """Append a DataFrame to an existing Postgres table over JDBC."""
+    ref = ".".join('"' + part.replace('"', '""') + '"' for part in (schema, table))
     writer = (
-        projected.write.format("jdbc")
+        frame.write.format("jdbc")
         .option("url", target.jdbc_url)
-        .option("dbtable", f'"{names.schema}"."{names.staging_table}"')
+        .option("dbtable", ref)
         .option("batchsize", "10000")
         .option("reWriteBatchedInserts", "true")
-        # Lets Postgres cast text into uuid, xml, time, timestamptz columns.
+        # Lets Postgres cast text into uuid, time, timestamptz and similar columns.
         .option("stringtype", "unspecified")
         .mode("append")
     )

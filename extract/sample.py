@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 
 from extract.catalog import SourceTable, column_from_type_text
 from extract.errors import TidemarkError
+from extract.landing import append_to_postgres
 from extract.typemap import TypeMap
 from extract.urls import DatabaseUrl
 
@@ -89,19 +90,7 @@ def load_table(spark: SparkSession, sample: SampleTable, source: DatabaseUrl) ->
     frame = frame.select(
         *[frame[name].alias(col.name) for name, col in zip(sample.file_columns, sample.table.columns, strict=True)]
     )
-    ref = f'"{sample.table.schema}"."{sample.table.name}"'
-    writer = (
-        frame.write.format("jdbc")
-        .option("url", source.jdbc_url)
-        .option("dbtable", ref)
-        .option("batchsize", "10000")
-        .option("reWriteBatchedInserts", "true")
-        .option("stringtype", "unspecified")
-        .mode("append")
-    )
-    for key, value in source.jdbc_properties().items():
-        writer = writer.option(key, value)
-    writer.save()
+    append_to_postgres(frame, source, sample.table.schema, sample.table.name)
     return sample.row_count
 
 
