@@ -13,6 +13,7 @@ USAGE = """\
 python -m extract (--table SCHEMA.TABLE ... | --all) [--safety-window 5m] [--master URL] [--quiet]
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
        python -m extract check        great-expectations row counts, source vs replica
+       python -m extract verify       row counts and content checksums, source vs replica
        python -m extract status       the committed state per table (_migration._migration_state)
        python -m extract server ...   start/stop the embedded PostgreSQL
        python -m extract demo ...     demo data: setup, change
@@ -71,7 +72,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         extractor.close()
 
 
-SUBCOMMANDS = ("generate", "check", "status", "server", "demo", "sample")
+SUBCOMMANDS = ("generate", "check", "verify", "status", "server", "demo", "sample")
 
 
 def _subcommand(name: str) -> Callable[[Sequence[str]], int]:

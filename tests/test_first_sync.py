@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from extract.checks import run_count_checks
 from extract.demo.changes import apply_changes
+from extract.verify import verify_tables
 from tests.conftest import Project
 from tests.demo_fixture import demo, merge_counts
 from tests.replica_check import assert_replicas_equal
@@ -83,3 +84,16 @@ def test_state_schema_is_closed_to_public(demo: Project) -> None:
             conn.execute("drop role tidemark_reader")
     assert usage == (False,)
     assert public == (False,)
+
+
+def test_verify_finds_a_changed_value_that_counts_cannot(demo: Project) -> None:
+    demo.sync()
+    plans = [demo.extractor.plan(c) for c in demo.extractor.enabled_tables()]
+    assert all(v.ok for v in verify_tables(demo.extractor, plans))
+    with demo.target() as conn:
+        conn.execute(f"""update "demo__{demo.source_db}__dbo".products set listprice = listprice + 0.0001
+            where sku = 'SKU-000003'""")
+        conn.execute(f"""update "demo__{demo.source_db}__dbo".countries set name = rtrim(name) || ' '
+            where countrycode = 'AT'""")
+    different = {v.table: (v.source_rows, v.replica_rows) for v in verify_tables(demo.extractor, plans) if not v.ok}
+    assert different == {"dbo.Products": (30, 30), "dbo.Countries": (12, 12)}

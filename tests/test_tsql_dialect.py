@@ -95,3 +95,29 @@ def test_catalog_rows_are_normalised() -> None:
     stamp, _ = DIALECT.catalog_row_to_column(row("At", "datetime2", "8", "27", "7"))
     assert stamp.type_text == "datetime2(7)"
     assert DIALECT.is_temporal(stamp) and not DIALECT.is_temporal(money)
+
+
+@pytest.mark.parametrize(
+    ("column", "kind"),
+    [
+        (col("Id", "int"), "int"),
+        (col("Price", "money"), "decimal"),
+        (col("Rate", "decimal"), "decimal"),
+        (col("Weight", "float"), "float"),
+        (col("ModifiedDate", "datetime"), "timestamp"),
+        (col("At", "datetime2", precision=7), "timestamp"),
+        (col("Stamp", "datetimeoffset", precision=7), "timestamptz"),
+        (col("Born", "date"), "date"),
+        (col("StartTime", "time", precision=7), "time"),
+        (col("Flag", "bit"), "bool"),
+        (col("Photo", "varbinary", length=-1), "bytes"),
+        (col("rowguid", "uniqueidentifier"), "uuid"),
+        (col("Code", "nchar", length=3), "char"),
+        (col("Doc", "xml"), "text"),
+    ],
+)
+def test_checksum_query_parses_for_every_kind(column: SourceColumn, kind: str) -> None:
+    sql = DIALECT.checksum_query("Sales", "T", [DIALECT.canonical_text(column, kind, 3), "'x'"])
+    tree = parse(sql)
+    assert isinstance(tree, exp.Select)
+    assert "hashbytes('MD5'" in sql and "count_big(*)" in sql

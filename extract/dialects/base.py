@@ -60,6 +60,18 @@ class Dialect(ABC):
     def row_count_query(self, schema: str, table: str) -> str:
         return f"select count(*) from {self.table_ref(schema, table)}"
 
+    @abstractmethod
+    def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
+        """`column` as the canonical text of `kind` (see extract/verify.py), NULL when it is NULL."""
+
+    @abstractmethod
+    def checksum_query(self, schema: str, table: str, expressions: Sequence[str]) -> str:
+        """One row: row count and the sum over rows of the first 64 bits of md5(row text), as text.
+
+        The row text joins the expressions with U+001F and writes NULL as \\N. The sum
+        does not depend on row order, so no sort is needed on either side.
+        """
+
     def is_temporal(self, column: SourceColumn) -> bool:
         return column.base_type in self.temporal_types
 
@@ -83,6 +95,7 @@ class Dialect(ABC):
         where = ""
         if cursor is not None and watermark is not None:
             quoted = self.quote(cursor.name)
-            where = f"({quoted} > {self.timestamp_literal(watermark, cursor)} or {quoted} is null)"
+            # >=, not >: a row stamped in the very tick the clock was read may commit after the read.
+            where = f"({quoted} >= {self.timestamp_literal(watermark, cursor)} or {quoted} is null)"
         sql = f"select {select_list} from {source}" + (f" where {where}" if where else "")
         return sql, where

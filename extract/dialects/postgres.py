@@ -87,3 +87,35 @@ class PostgresDialect(Dialect):
 
     def text_expression(self, column: SourceColumn) -> str:
         return f"cast({self.quote(column.name)} as text)"
+
+    def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
+        return canonical_postgres(self.quote(column.name), kind, length)
+
+    def checksum_query(self, schema: str, table: str, expressions: Sequence[str]) -> str:
+        return checksum_postgres(self.table_ref(schema, table), expressions)
+
+
+def canonical_postgres(quoted: str, kind: str, length: int | None) -> str:
+    """Canonical text in Postgres; the target side of every comparison uses it too."""
+    stamp = "'YYYY-MM-DD\"T\"HH24:MI:SS.US'"
+    forms = {
+        "int": f"cast({quoted} as text)",
+        "decimal": f"cast(trim_scale({quoted}) as text)",
+        "float": f"cast({quoted} as text)",
+        "timestamp": f"to_char({quoted}, {stamp})",
+        "timestamptz": f"to_char({quoted} at time zone 'UTC', {stamp})",
+        "date": f"to_char({quoted}, 'YYYY-MM-DD')",
+        "time": f"to_char({quoted}, 'HH24:MI:SS.US')",
+        "bool": f"case when {quoted} then 'true' when not {quoted} then 'false' end",
+        "bytes": f"encode({quoted}, 'hex')",
+        "uuid": f"lower(cast({quoted} as text))",
+        # bpchar loses its padding when cast to text; put it back.
+        "char": f"rpad(cast({quoted} as text), {length or 1})",
+    }
+    return forms.get(kind, f"cast({quoted} as text)")
+
+
+def checksum_postgres(table_ref: str, expressions: Sequence[str]) -> str:
+    row_text = "concat_ws(chr(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
+    row_hash = f"cast(cast('x' || substr(md5({row_text}), 1, 16) as bit(64)) as bigint)"
+    return f"select count(*), cast(coalesce(sum({row_hash}), 0) as text) from {table_ref}"

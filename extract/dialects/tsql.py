@@ -111,6 +111,42 @@ class TsqlDialect(Dialect):
     def row_count_query(self, schema: str, table: str) -> str:
         return f"select count_big(*) from {self.table_ref(schema, table)}"
 
+    def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
+        quoted = self.quote(column.name)
+        base = column.base_type
+        if kind == "decimal":
+            # Style 2 keeps money's four decimals; then trailing zeros and a bare '.' go.
+            text = f"convert(varchar(60), {quoted}{', 2' if base in {'money', 'smallmoney'} else ''})"
+            trimmed = f"left({text}, len({text}) - patindex('%[^0]%', reverse({text})) + 1)"
+            dotted = f"iif(charindex('.', {text}) = 0, {text}, {trimmed})"
+            return f"iif(right({dotted}, 1) = '.', left({dotted}, len({dotted}) - 1), {dotted})"
+        if kind in {"timestamp", "timestamptz"}:
+            value = f"cast({quoted} as datetime2(3))" if base in {"datetime", "smalldatetime"} else quoted
+            if kind == "timestamptz":
+                value = f"switchoffset({quoted}, '+00:00')"
+            # Six digits, truncated as the JDBC read truncates datetime2(7).
+            return f"replace(left(convert(varchar(27), cast({value} as datetime2(7)), 121), 26), ' ', 'T')"
+        forms = {
+            "int": f"convert(varchar(20), {quoted})",
+            "float": f"convert(varchar(30), {quoted}, 3)",
+            "date": f"convert(varchar(10), {quoted}, 23)",
+            "time": f"left(convert(varchar(16), cast({quoted} as time(7))), 15)",
+            "bool": f"iif({quoted} = 1, 'true', iif({quoted} = 0, 'false', null))",
+            "bytes": f"lower(convert(varchar(max), cast({quoted} as varbinary(max)), 2))",
+            "uuid": f"lower(convert(varchar(36), {quoted}))",
+        }
+        return forms.get(kind, self.text_expression(column))
+
+    def checksum_query(self, schema: str, table: str, expressions: Sequence[str]) -> str:
+        row_text = "concat_ws(char(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
+        # UTF-8 bytes (SQL Server 2019+), as Postgres hashes them.
+        utf8 = f"cast({row_text} as varchar(max)) collate Latin1_General_100_BIN2_UTF8"
+        row_hash = f"cast(cast(substring(hashbytes('MD5', {utf8}), 1, 8) as bigint) as decimal(38, 0))"
+        return (
+            f"select count_big(*), cast(coalesce(sum({row_hash}), 0) as varchar(40)) "
+            f"from {self.table_ref(schema, table)}"
+        )
+
     def table_hint(self, read_uncommitted: bool) -> str:
         # Off by default: NOLOCK can return rows of transactions that later roll back.
         return " with (nolock)" if read_uncommitted else ""
