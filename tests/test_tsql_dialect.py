@@ -48,8 +48,44 @@ def test_batch_query_parses_and_filters_on_the_cursor(cursor_base: str) -> None:
     assert table is not None and table.name == "Address]x" and table.db == "Person"
     names = [c.name for c in tree.find_all(exp.Column)]
     assert "ModifiedDate" in names and "Odd]Name" in names
-    assert "2026-11-01T12:30:15.123456" in where
+    bound = DIALECT.cursor_lower_bound(datetime(2026, 11, 1, 12, 30, 15, 123456), cursor)
+    assert f"'{bound:%Y-%m-%dT%H:%M:%S.%f}" in where
     assert tree.find(exp.Or) is not None and tree.find(exp.Is) is not None
+    assert tree.find(exp.GTE) is not None
+
+
+WATERMARK = datetime(2026, 11, 1, 12, 30, 15, 123456)
+
+
+@pytest.mark.parametrize(
+    ("column", "expected"),
+    [
+        # 1/300 s ticks: floored to a 3334 us step, then one more step back.
+        (col("ModifiedDate", "datetime"), datetime(2026, 11, 1, 12, 30, 15, 119254)),
+        (col("At", "datetime2", precision=7), datetime(2026, 11, 1, 12, 30, 15, 123455)),
+        (col("At", "datetime2", precision=3), datetime(2026, 11, 1, 12, 30, 15, 122000)),
+        (col("At", "datetime2", precision=0), datetime(2026, 11, 1, 12, 30, 14)),
+        (col("At", "smalldatetime"), datetime(2026, 11, 1, 12, 29)),
+        (col("On", "date"), datetime(2026, 11, 1)),
+        (col("Stamp", "datetimeoffset", precision=7), datetime(2026, 11, 1, 12, 30, 15, 123455)),
+    ],
+)
+def test_lower_bound_follows_the_cursor_precision(column: SourceColumn, expected: datetime) -> None:
+    bound = DIALECT.cursor_lower_bound(WATERMARK, column)
+    assert bound == expected
+    # A value stamped in the watermark's tick and stored at the column's precision is inside.
+    assert WATERMARK - DIALECT.cursor_resolution(column) >= bound or column.base_type == "date"
+    sql, _ = DIALECT.batch_query("dbo", "T", [(column, "native")], column, WATERMARK)
+    parse(sql)
+
+
+def test_datetime_cursor_compares_through_datetime2() -> None:
+    # A datetime column against a datetime2(7) literal: SQL Server widens the column, never the literal.
+    literal = DIALECT.timestamp_literal(datetime(2026, 1, 2, 3, 4, 5, 3333), col("ModifiedDate", "datetime"))
+    assert literal == "cast('2026-01-02T03:04:05.003333' as datetime2(7))"
+    offset = DIALECT.timestamp_literal(datetime(2026, 1, 2), col("Stamp", "datetimeoffset", precision=7))
+    assert offset == "cast('2026-01-02T00:00:00.000000+00:00' as datetimeoffset(7))"
+    parse(f"select 1 where {literal} < {offset}")
 
 
 def test_full_read_has_no_filter_and_nolock_only_when_asked() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, time, timedelta
 
 from extract.catalog import SourceColumn
 
@@ -75,6 +75,25 @@ class Dialect(ABC):
     def is_temporal(self, column: SourceColumn) -> bool:
         return column.base_type in self.temporal_types
 
+    @abstractmethod
+    def cursor_resolution(self, column: SourceColumn) -> timedelta:
+        """The smallest step between two values the cursor column can hold."""
+
+    def cursor_lower_bound(self, watermark: datetime, column: SourceColumn) -> datetime:
+        """Where the filter starts for `watermark`, at the cursor column's own precision.
+
+        A value stamped in the tick the clock was read can be stored rounded down to
+        the column's precision (datetime keeps 1/300 s, timestamp(0) whole seconds) or
+        truncated (a date). Flooring to the column's step and going one step further
+        back keeps such a row inside the filter; re-read rows merge as unchanged.
+        """
+        step = self.cursor_resolution(column)
+        if step >= timedelta(days=1):
+            return datetime.combine(watermark.date(), time.min)
+        micros = step // timedelta(microseconds=1)
+        since_epoch = (watermark - datetime(1970, 1, 1)) // timedelta(microseconds=1)
+        return watermark - timedelta(microseconds=since_epoch % micros) - step
+
     def select_expression(self, column: SourceColumn, transfer: str) -> str:
         if transfer == "text":
             return f"{self.text_expression(column)} as {self.quote(column.name)}"
@@ -96,6 +115,7 @@ class Dialect(ABC):
         if cursor is not None and watermark is not None:
             quoted = self.quote(cursor.name)
             # >=, not >: a row stamped in the very tick the clock was read may commit after the read.
-            where = f"({quoted} >= {self.timestamp_literal(watermark, cursor)} or {quoted} is null)"
+            bound = self.cursor_lower_bound(watermark, cursor)
+            where = f"({quoted} >= {self.timestamp_literal(bound, cursor)} or {quoted} is null)"
         sql = f"select {select_list} from {source}" + (f" where {where}" if where else "")
         return sql, where

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from extract.catalog import SourceColumn
 from extract.dialects.base import Dialect
@@ -79,6 +79,12 @@ class PostgresDialect(Dialect):
             precision = args[0]
         column = SourceColumn(name, base, length, precision, scale, nullable == "1", int(ordinal))
         return column, None if key_ordinal is None else int(key_ordinal)
+
+    def cursor_resolution(self, column: SourceColumn) -> timedelta:
+        if column.base_type == "date":
+            return timedelta(days=1)
+        digits = 6 if column.precision is None else column.precision
+        return timedelta(microseconds=10 ** max(6 - digits, 0))
 
     def timestamp_literal(self, value: datetime, column: SourceColumn) -> str:
         if column.base_type in self.zoned_types:

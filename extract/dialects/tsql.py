@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from extract.catalog import SourceColumn
 from extract.dialects.base import Dialect
@@ -86,6 +86,16 @@ class TsqlDialect(Dialect):
             ordinal=int(ordinal),
         )
         return column, _int(key_ordinal)
+
+    def cursor_resolution(self, column: SourceColumn) -> timedelta:
+        if column.base_type == "date":
+            return timedelta(days=1)
+        if column.base_type == "smalldatetime":
+            return timedelta(minutes=1)
+        if column.base_type == "datetime":
+            return timedelta(microseconds=3334)  # 1/300 s, rounded up
+        digits = 7 if column.precision is None else column.precision
+        return timedelta(microseconds=10 ** max(6 - digits, 0))
 
     def timestamp_literal(self, value: datetime, column: SourceColumn) -> str:
         if column.base_type in self.zoned_types:
