@@ -35,6 +35,8 @@ def _column_doc(plan: TablePlan, index: int) -> dict[str, Any]:
         "name": col.target_name,
         "description": f"{col.source.name} ({col.source.type_text}) in the source",
         "data_type": col.target_type,
+        # Source columns may be named like keywords (Group, Primary): dbt's tests must quote them.
+        "quote": True,
     }
     if col.target_name in plan.key_columns:
         doc["data_tests"] = ["not_null"] + (["unique"] if len(plan.key_columns) == 1 else [])
@@ -84,12 +86,17 @@ def snapshot_doc(plan: TablePlan) -> dict[str, Any]:
         "config": {
             "schema": plan.names.schema,
             "alias": plan.names.table + "__history",
-            "unique_key": plan.key_columns,
+            # dbt puts these names into SQL as they are: quote them, keywords included.
+            "unique_key": [_quoted(k) for k in plan.key_columns],
             "strategy": "check",
-            "check_cols": checkable or "all",
+            "check_cols": [_quoted(c) for c in checkable] or "all",
             "hard_deletes": "invalidate",
         },
     }
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _yaml(doc: dict[str, Any]) -> str:

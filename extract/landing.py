@@ -54,6 +54,27 @@ def ensure_tables(
         )
 
 
+def relax_not_null(conn: psycopg.Connection, names: TargetNames, columns: Sequence[MappedColumn]) -> list[str]:
+    """Follow the source when a column stops being NOT NULL; returns the columns relaxed."""
+    required = {
+        row[0]
+        for row in conn.execute(
+            "select column_name from information_schema.columns"
+            " where table_schema = %s and table_name = %s and is_nullable = 'NO'",
+            (names.schema, names.table),
+        ).fetchall()
+    }
+    relaxed = [c.target_name for c in columns if c.source.nullable and c.target_name in required]
+    with conn.transaction():
+        for name in relaxed:
+            conn.execute(
+                sql.SQL("alter table {}.{} alter column {} drop not null").format(
+                    sql.Identifier(names.schema), sql.Identifier(names.table), sql.Identifier(name)
+                )
+            )
+    return relaxed
+
+
 def discard_unlanded(conn: psycopg.Connection, names: TargetNames) -> int:
     """Drop staging rows of runs that never landed (failed or killed); the caller holds the extract lock."""
     cursor = conn.execute(

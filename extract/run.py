@@ -14,7 +14,14 @@ from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import Dialect, dialect_for
 from extract.errors import MergeError, TidemarkError
 from extract.jdbc import JdbcConnection
-from extract.landing import count_landed, discard_unlanded, duplicate_key_sample, ensure_tables, land
+from extract.landing import (
+    count_landed,
+    discard_unlanded,
+    duplicate_key_sample,
+    ensure_tables,
+    land,
+    relax_not_null,
+)
 from extract.naming import TargetNames, target_names
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.settings import Settings
@@ -119,6 +126,7 @@ class Extractor:
                 raise TidemarkError(f"another extract of {config.key} is running; try again when it ends")
             conn.commit()
             ensure_tables(conn, names, columns, key)
+            relax_not_null(conn, names, columns)
             discard_unlanded(conn, names)
             watermark_used = committed_watermark(conn, names.table_key) if cursor else None
             conn.commit()
