@@ -39,6 +39,11 @@ def _extract_parser() -> argparse.ArgumentParser:
         help="re-read this long before the committed watermark, for late commits "
         "(default 5m, or TIDEMARK_SAFETY_WINDOW; 0s turns it off)",
     )
+    parser.add_argument(
+        "--page-rows",
+        metavar="N",
+        help="rows per keyset page, each landed and recorded before the next (default 1000000, or TIDEMARK_PAGE_ROWS)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     return parser
 
@@ -50,7 +55,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     from extract.settings import load_settings
     from extract.spark import get_spark
 
-    settings = load_settings(master=args.master, safety_window=args.safety_window)
+    settings = load_settings(master=args.master, safety_window=args.safety_window, page_rows=args.page_rows)
     spark = get_spark(settings.spark_master, settings.extra_jars)
     extractor = Extractor(settings, spark)
     try:

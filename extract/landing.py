@@ -14,6 +14,7 @@ from extract.typemap import MappedColumn
 from extract.urls import DatabaseUrl
 
 RUN_ID_COLUMN = "_tidemark_run_id"
+PAGE_COLUMN = "_tidemark_page"
 
 
 def _column_defs(columns: Sequence[MappedColumn], with_not_null: bool) -> list[sql.Composable]:
@@ -30,7 +31,11 @@ def ensure_tables(
 ) -> None:
     """Create the schema, the UNLOGGED staging table and the replica (with its key) if missing."""
     schema = sql.Identifier(names.schema)
-    staging_defs = [*_column_defs(columns, False), sql.SQL("{} bigint not null").format(sql.Identifier(RUN_ID_COLUMN))]
+    staging_defs = [
+        *_column_defs(columns, False),
+        sql.SQL("{} bigint not null").format(sql.Identifier(RUN_ID_COLUMN)),
+        sql.SQL("{} integer not null default 0").format(sql.Identifier(PAGE_COLUMN)),
+    ]
     key_ids = sql.SQL(", ").join(sql.Identifier(k.lower()) for k in key)
     with conn.transaction():
         conn.execute(sql.SQL("create schema if not exists {}").format(schema))
@@ -40,11 +45,17 @@ def ensure_tables(
             )
         )
         conn.execute(
-            sql.SQL("create index if not exists {} on {}.{} ({})").format(
-                sql.Identifier(names.staging_table + "__run"),
+            sql.SQL("alter table {}.{} add column if not exists {} integer not null default 0").format(
+                schema, sql.Identifier(names.staging_table), sql.Identifier(PAGE_COLUMN)
+            )
+        )
+        conn.execute(
+            sql.SQL("create index if not exists {} on {}.{} ({}, {})").format(
+                sql.Identifier(names.staging_table + "__run_page"),
                 schema,
                 sql.Identifier(names.staging_table),
                 sql.Identifier(RUN_ID_COLUMN),
+                sql.Identifier(PAGE_COLUMN),
             )
         )
         conn.execute(
@@ -88,12 +99,16 @@ def discard_unlanded(conn: psycopg.Connection, names: TargetNames) -> int:
     return cursor.rowcount
 
 
-def count_landed(conn: psycopg.Connection, names: TargetNames, run_id: int) -> int:
+def count_landed(conn: psycopg.Connection, names: TargetNames, run_id: int, page: int) -> int:
+    """Rows one page of a run landed."""
     row = conn.execute(
-        sql.SQL("select count(*) from {}.{} where {} = %s").format(
-            sql.Identifier(names.schema), sql.Identifier(names.staging_table), sql.Identifier(RUN_ID_COLUMN)
+        sql.SQL("select count(*) from {}.{} where {} = %s and {} = %s").format(
+            sql.Identifier(names.schema),
+            sql.Identifier(names.staging_table),
+            sql.Identifier(RUN_ID_COLUMN),
+            sql.Identifier(PAGE_COLUMN),
         ),
-        (run_id,),
+        (run_id, page),
     ).fetchone()
     conn.commit()
     return int(row[0]) if row else 0
@@ -119,12 +134,18 @@ def duplicate_key_sample(
 
 
 def land(
-    frame: DataFrame, columns: Sequence[MappedColumn], target: DatabaseUrl, names: TargetNames, run_id: int
+    frame: DataFrame,
+    columns: Sequence[MappedColumn],
+    target: DatabaseUrl,
+    names: TargetNames,
+    run_id: int,
+    page: int,
 ) -> None:
-    """Append the batch to staging, tagged with its run id; Postgres casts text-transferred columns."""
+    """Append one page to staging, tagged with its run and page; Postgres casts text-transferred columns."""
     projected = frame.select(
         *[F.col(col.source.name).alias(col.target_name) for col in columns],
         F.lit(run_id).cast("bigint").alias(RUN_ID_COLUMN),
+        F.lit(page).cast("int").alias(PAGE_COLUMN),
     )
     append_to_postgres(projected, target, names.schema, names.staging_table)
 

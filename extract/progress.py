@@ -24,6 +24,8 @@ class ConsoleObserver:
                 since = f"changes since {run.watermark_used}" + (f" minus a {window} safety window" if window else "")
             cursor = f"cursor {run.cursor_column}" if run.cursor_column else "no cursor column: full refresh"
             self._say(f"{table}: run {run.run_id}, {run.migration_type} ({cursor}); reading {since}")
+        elif event == "page" and run.pages_landed > 1:
+            self._say(f"{table}: page {run.pages_landed} landed, {run.rows_landed:,} rows so far")
         elif event == "landed":
             took = time.monotonic() - self._started.get(table, time.monotonic())
             rate = (run.rows_landed or 0) / took if took > 0 else 0.0

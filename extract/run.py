@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from extract.landing import (
     relax_not_null,
 )
 from extract.naming import TargetNames, target_names
+from extract.pages import PageReader, segments, source_filter
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.settings import Settings
 from extract.source import choose_cursor, describe_table, read_clock
@@ -116,6 +118,19 @@ class Extractor:
             names=target_names(self.settings.source, self.aliases, table.schema, table.name),
         )
 
+    def _reader(self, plan: TablePlan) -> PageReader:
+        select_list = ", ".join(self.dialect.select_expression(c.source, c.transfer) for c in plan.columns)
+        return PageReader(
+            self.dialect,
+            self.source,
+            self.spark,
+            self.settings.source,
+            plan.table,
+            select_list,
+            self.settings.read_uncommitted,
+            self.settings.page_rows,
+        )
+
     def run(self, config: SyncTable, observer: Observer = _silent) -> RunResult:
         plan = self.plan(config)
         table, columns, cursor, names = plan.table, plan.columns, plan.cursor, plan.names
@@ -149,23 +164,20 @@ class Extractor:
                 candidate = read_clock(self.source, self.dialect)
                 record.watermark_candidate = _clock_text(candidate)
                 observer("watermark", {"table": config.key, "run": record})
-                query, record.source_filter = self.dialect.batch_query(
-                    table.schema,
-                    table.name,
-                    [(c.source, c.transfer) for c in columns],
-                    cursor,
-                    _parse_watermark(watermark_used) - self.settings.safety_window if watermark_used else None,
-                    self.settings.read_uncommitted,
-                )
-                frame = (
-                    self.spark.read.format("jdbc")
-                    .option("url", self.settings.source.jdbc_url)
-                    .option("query", query)
-                    .option("fetchsize", "10000")
-                    .options(**self.settings.source.jdbc_properties())
-                    .load()
-                )
-                land(frame, columns, self.settings.target, names, record.run_id)
+                bound = None
+                if cursor is not None and watermark_used:
+                    start_from = _parse_watermark(watermark_used) - self.settings.safety_window
+                    bound = self.dialect.cursor_lower_bound(start_from, cursor)
+                parts = segments(self.dialect, table, cursor, bound)
+                record.source_filter = source_filter(parts)
+                record.rows_landed, record.pages_landed, record.page_rows = 0, 0, self.settings.page_rows
+                for page in self._reader(plan).pages(parts):
+                    land(page.frame, columns, self.settings.target, names, record.run_id, page.number)
+                    record.rows_landed += count_landed(conn, names, record.run_id, page.number)
+                    record.pages_landed = page.number
+                    record.last_pk_synced = json.dumps({"segment": page.segment, "after": list(page.end)})
+                    append_event(conn, record)  # a checkpoint: status stays 'running'
+                    observer("page", {"table": config.key, "run": record})
                 duplicate = duplicate_key_sample(conn, names, plan.key_columns, record.run_id)
                 if duplicate is not None:
                     sample = ", ".join(f"{k}={v!r}" for k, v in zip(table.primary_key, duplicate, strict=True))
@@ -173,7 +185,6 @@ class Extractor:
                         f"{config.key}: the batch holds the key ({sample}) more than once; the source does not "
                         "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv"
                     )
-                record.rows_landed = count_landed(conn, names, record.run_id)
                 record.status = "landed"
                 record.ended_at = datetime.now(UTC)
                 append_event(conn, record)

@@ -16,6 +16,8 @@ DEFAULT_CURSOR_CANDIDATES = "ModifiedDate,LastEditedWhen,UpdatedAt,updated_at,La
 #: Re-read this much before the committed watermark: rows stamped before the clock was
 #: read but committed after the read (late commits) are still picked up.
 DEFAULT_SAFETY_WINDOW = "5m"
+#: Rows per keyset page: each page is landed and recorded before the next is read.
+DEFAULT_PAGE_ROWS = "1000000"
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"^(?P<amount>\d+(?:\.\d+)?)(?P<unit>ms|s|m|h|d)$")
 _TRUE = {"1", "true", "yes", "on"}
@@ -31,6 +33,7 @@ class Settings:
     extra_jars: tuple[str, ...]
     read_uncommitted: bool
     safety_window: timedelta
+    page_rows: int
 
     @property
     def seeds_dir(self) -> Path:
@@ -78,8 +81,18 @@ def parse_duration(text: str, name: str) -> timedelta:
     return timedelta(seconds=float(match.group("amount")) * _UNITS[match.group("unit")])
 
 
+def _positive(text: str, name: str) -> int:
+    cleaned = text.strip().replace("_", "")
+    if not cleaned.isdigit() or int(cleaned) < 1:
+        raise TidemarkError(f"{name} must be a whole number of at least 1, not {text!r}")
+    return int(cleaned)
+
+
 def load_settings(
-    env: Mapping[str, str] | None = None, master: str | None = None, safety_window: str | None = None
+    env: Mapping[str, str] | None = None,
+    master: str | None = None,
+    safety_window: str | None = None,
+    page_rows: str | None = None,
 ) -> Settings:
     env = os.environ if env is None else env
     window_text, window_name = (
@@ -99,4 +112,5 @@ def load_settings(
         extra_jars=tuple(j for j in env.get("TIDEMARK_JARS", "").split(":") if j),
         read_uncommitted=env.get("TIDEMARK_READ_UNCOMMITTED", "").lower() in _TRUE,
         safety_window=parse_duration(window_text, window_name),
+        page_rows=_positive(page_rows or env.get("TIDEMARK_PAGE_ROWS", DEFAULT_PAGE_ROWS), "page rows"),
     )

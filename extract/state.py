@@ -34,6 +34,9 @@ create table if not exists _migration.run_log (
     ended_at timestamptz,
     logged_at timestamptz not null default clock_timestamp()
 );
+alter table _migration.run_log add column if not exists last_pk_synced text;
+alter table _migration.run_log add column if not exists pages_landed integer;
+alter table _migration.run_log add column if not exists page_rows bigint;
 create index if not exists run_log_table_key on _migration.run_log (table_key, run_id);
 create table if not exists _migration.merge_log (
     merge_id bigserial primary key,
@@ -75,6 +78,9 @@ class RunRecord:
     watermark_candidate: str | None = None
     source_filter: str | None = None
     rows_landed: int | None = None
+    last_pk_synced: str | None = None
+    pages_landed: int | None = None
+    page_rows: int | None = None
     error_message: str | None = None
     ended_at: datetime | None = None
 

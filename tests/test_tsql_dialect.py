@@ -8,8 +8,10 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from extract.catalog import SourceColumn
+from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import TsqlDialect
+from extract.dialects.paging import page_end_query, page_rows_filter, page_rows_query, start_parameters
+from extract.pages import segments
 
 DIALECT = TsqlDialect()
 
@@ -36,25 +38,45 @@ def parse(sql: str) -> exp.Expression:
     return tree
 
 
-@pytest.mark.parametrize("cursor_base", ["datetime", "datetime2", "datetimeoffset"])
-def test_batch_query_parses_and_filters_on_the_cursor(cursor_base: str) -> None:
-    cursor = col("ModifiedDate", cursor_base)
-    sql, where = DIALECT.batch_query(
-        "Person", "Address]x", [*COLUMNS, (cursor, "native")], cursor, datetime(2026, 11, 1, 12, 30, 15, 123456)
-    )
-    tree = parse(sql)
-    assert isinstance(tree, exp.Select)
-    table = tree.find(exp.Table)
-    assert table is not None and table.name == "Address]x" and table.db == "Person"
-    names = [c.name for c in tree.find_all(exp.Column)]
-    assert "ModifiedDate" in names and "Odd]Name" in names
-    bound = DIALECT.cursor_lower_bound(datetime(2026, 11, 1, 12, 30, 15, 123456), cursor)
-    assert f"'{bound:%Y-%m-%dT%H:%M:%S.%f}" in where
-    assert tree.find(exp.Or) is not None and tree.find(exp.Is) is not None
-    assert tree.find(exp.GTE) is not None
-
-
 WATERMARK = datetime(2026, 11, 1, 12, 30, 15, 123456)
+
+
+def page_queries(
+    table: SourceTable, columns: list[tuple[SourceColumn, str]], cursor: SourceColumn | None, hint: bool = False
+) -> list[str]:
+    """Every query one run sends for `table`: page ends without and with a start, and page rows."""
+    bound = DIALECT.cursor_lower_bound(WATERMARK, cursor) if cursor else None
+    ref = DIALECT.table_ref(table.schema, table.name) + DIALECT.table_hint(hint)
+    select_list = ", ".join(DIALECT.select_expression(c, t) for c, t in columns)
+    queries = []
+    for segment in segments(DIALECT, table, cursor, bound):
+        for has_start in (False, True):
+            queries.append(page_end_query(DIALECT, ref, segment.order, segment.base, has_start, 1000))
+        # Positions as the source writes them, quotes and brackets included.
+        end = tuple("it's ]2026-11-01 12:30:15.1234567" for _ in segment.order)
+        for start in (None, end):
+            where = page_rows_filter(DIALECT, segment.order, segment.base, start, end)
+            queries.append(page_rows_query(ref, select_list, where))
+    return queries
+
+
+@pytest.mark.parametrize("cursor_base", ["datetime", "datetime2", "datetimeoffset"])
+def test_page_queries_parse_and_filter_on_the_cursor(cursor_base: str) -> None:
+    cursor = col("ModifiedDate", cursor_base)
+    key = col("Odd]Name", "nvarchar", length=50)
+    table = SourceTable("Person", "Address]x", (key, cursor), ("Odd]Name",))
+    queries = page_queries(table, [*COLUMNS, (cursor, "native")], cursor)
+    assert len(queries) == 8
+    bound = DIALECT.cursor_lower_bound(WATERMARK, cursor)
+    for sql in queries:
+        tree = parse(sql)
+        assert isinstance(tree, exp.Select)
+        tables = [t for t in tree.find_all(exp.Table)]
+        assert any(t.name == "Address]x" and t.db == "Person" for t in tables)
+    changed_rows = queries[3]
+    assert f"'{bound:%Y-%m-%dT%H:%M:%S.%f}" in changed_rows and "N'it''s ]2026" in changed_rows
+    assert "top (1000)" in queries[1] and queries[1].count("?") == 3
+    assert "[ModifiedDate] is null" in queries[7]
 
 
 @pytest.mark.parametrize(
@@ -75,8 +97,9 @@ def test_lower_bound_follows_the_cursor_precision(column: SourceColumn, expected
     assert bound == expected
     # A value stamped in the watermark's tick and stored at the column's precision is inside.
     assert WATERMARK - DIALECT.cursor_resolution(column) >= bound or column.base_type == "date"
-    sql, _ = DIALECT.batch_query("dbo", "T", [(column, "native")], column, WATERMARK)
-    parse(sql)
+    table = SourceTable("dbo", "T", (col("Id", "int"), column), ("Id",))
+    for sql in page_queries(table, [(column, "native")], column):
+        parse(sql)
 
 
 def test_datetime_cursor_compares_through_datetime2() -> None:
@@ -88,13 +111,17 @@ def test_datetime_cursor_compares_through_datetime2() -> None:
     parse(f"select 1 where {literal} < {offset}")
 
 
-def test_full_read_has_no_filter_and_nolock_only_when_asked() -> None:
-    sql, where = DIALECT.batch_query("dbo", "Users", COLUMNS, None, None)
-    assert where == "" and "nolock" not in sql
-    parse(sql)
-    sql, _ = DIALECT.batch_query("dbo", "Users", COLUMNS, None, None, read_uncommitted=True)
-    assert "with (nolock)" in sql
-    parse(sql)
+def test_full_read_pages_by_key_and_uses_nolock_only_when_asked() -> None:
+    table = SourceTable("dbo", "Users", (col("BusinessEntityID", "int"),), ("BusinessEntityID",))
+    plain = page_queries(table, COLUMNS, None)
+    assert len(plain) == 4
+    assert all("nolock" not in sql and "ModifiedDate" not in sql for sql in plain)
+    for sql in plain:
+        parse(sql)
+    hinted = page_queries(table, COLUMNS, None, hint=True)
+    assert all("with (nolock)" in sql for sql in hinted)
+    for sql in hinted:
+        parse(sql)
 
 
 def test_catalog_clock_tables_and_count_queries_parse() -> None:
@@ -157,3 +184,11 @@ def test_checksum_query_parses_for_every_kind(column: SourceColumn, kind: str) -
     tree = parse(sql)
     assert isinstance(tree, exp.Select)
     assert "hashbytes('MD5'" in sql and "count_big(*)" in sql
+
+
+def test_start_parameters_follow_the_placeholders() -> None:
+    order = [col("ModifiedDate", "datetime"), col("A", "int"), col("B", "int")]
+    sql = page_end_query(DIALECT, "[dbo].[T]", order, "", True, 10)
+    params = start_parameters(["c", "a", "b"])
+    assert sql.count("?") == len(params) == 5
+    assert params == ["c", "c", "a", "a", "b"]

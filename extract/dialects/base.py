@@ -57,6 +57,26 @@ class Dialect(ABC):
     def table_hint(self, read_uncommitted: bool) -> str:
         return ""
 
+    @abstractmethod
+    def limited(self, body: str, rows: int) -> str:
+        """`select <body>` returning at most `rows` rows (body includes FROM and ORDER BY)."""
+
+    @abstractmethod
+    def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
+        """`column` as text that casts back to exactly the same value (a page position)."""
+
+    @abstractmethod
+    def position_type(self, column: SourceColumn) -> str:
+        """The type a position text is cast back to."""
+
+    def position_parameter(self, column: SourceColumn) -> str:
+        return f"cast(? as {self.position_type(column)})"
+
+    def position_literal(self, text: str, column: SourceColumn) -> str:
+        """A position as a typed literal, for Spark's reader, which takes no parameters."""
+        escaped = text.replace("'", "''")
+        return f"cast('{escaped}' as {self.position_type(column)})"
+
     def row_count_query(self, schema: str, table: str) -> str:
         return f"select count(*) from {self.table_ref(schema, table)}"
 
@@ -98,24 +118,3 @@ class Dialect(ABC):
         if transfer == "text":
             return f"{self.text_expression(column)} as {self.quote(column.name)}"
         return self.quote(column.name)
-
-    def batch_query(
-        self,
-        schema: str,
-        table: str,
-        columns: Sequence[tuple[SourceColumn, str]],
-        cursor: SourceColumn | None,
-        watermark: datetime | None,
-        read_uncommitted: bool = False,
-    ) -> tuple[str, str]:
-        """The source query for one batch and its filter (the filter alone goes to the run log)."""
-        select_list = ", ".join(self.select_expression(col, transfer) for col, transfer in columns)
-        source = self.table_ref(schema, table) + self.table_hint(read_uncommitted)
-        where = ""
-        if cursor is not None and watermark is not None:
-            quoted = self.quote(cursor.name)
-            # >=, not >: a row stamped in the very tick the clock was read may commit after the read.
-            bound = self.cursor_lower_bound(watermark, cursor)
-            where = f"({quoted} >= {self.timestamp_literal(bound, cursor)} or {quoted} is null)"
-        sql = f"select {select_list} from {source}" + (f" where {where}" if where else "")
-        return sql, where

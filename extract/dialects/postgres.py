@@ -94,6 +94,16 @@ class PostgresDialect(Dialect):
     def text_expression(self, column: SourceColumn) -> str:
         return f"cast({self.quote(column.name)} as text)"
 
+    def limited(self, body: str, rows: int) -> str:
+        return f"select {body} limit {int(rows)}"
+
+    def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
+        return f"cast({qualifier}{self.quote(column.name)} as text)"
+
+    def position_type(self, column: SourceColumn) -> str:
+        # Unconstrained, so nothing is cut; bpchar, since plain "character" means character(1).
+        return "bpchar" if column.base_type == "character" else column.base_type
+
     def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
         return canonical_postgres(self.quote(column.name), kind, length)
 

@@ -157,6 +157,33 @@ class TsqlDialect(Dialect):
             f"from {self.table_ref(schema, table)}"
         )
 
+    def limited(self, body: str, rows: int) -> str:
+        return f"select top ({int(rows)}) {body}"
+
+    def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
+        quoted = qualifier + self.quote(column.name)
+        if column.base_type in self.temporal_types or column.base_type == "time":
+            return f"convert(varchar(40), {quoted}, 121)"
+        if column.base_type in {"binary", "varbinary", "timestamp", "rowversion"}:
+            return f"convert(varchar(max), {quoted}, 1)"
+        if column.base_type in {"float", "real"}:
+            return f"convert(varchar(30), {quoted}, 3)"
+        return f"convert(nvarchar(4000), {quoted})"
+
+    def position_type(self, column: SourceColumn) -> str:
+        return column.type_text
+
+    def position_parameter(self, column: SourceColumn) -> str:
+        if column.base_type in {"binary", "varbinary", "timestamp", "rowversion"}:
+            return "convert(varbinary(max), ?, 1)"
+        return super().position_parameter(column)
+
+    def position_literal(self, text: str, column: SourceColumn) -> str:
+        escaped = text.replace("'", "''")
+        if column.base_type in {"binary", "varbinary", "timestamp", "rowversion"}:
+            return f"convert(varbinary(max), '{escaped}', 1)"
+        return f"cast(N'{escaped}' as {self.position_type(column)})"
+
     def table_hint(self, read_uncommitted: bool) -> str:
         # Off by default: NOLOCK can return rows of transactions that later roll back.
         return " with (nolock)" if read_uncommitted else ""

@@ -90,6 +90,16 @@ select
     latest_merge.rows_updated,
     latest_merge.rows_unchanged,
     latest_merge.rows_deleted,
+    latest_run.last_pk_synced,
+    case
+        when latest_run.pages_landed is not null
+            then
+                json_build_object(
+                    'pages_landed', latest_run.pages_landed,
+                    'page_rows', latest_run.page_rows,
+                    'rows_landed', latest_run.rows_landed
+                )::text
+    end as partition_info,
     committed.watermark::timestamp as last_sync_timestamp,
     committed.watermark as last_sync_watermark,
     case when latest_run.status = 'failed' then latest_run.error_message end as error_message
