@@ -86,14 +86,23 @@ def relax_not_null(conn: psycopg.Connection, names: TargetNames, columns: Sequen
     return relaxed
 
 
-def discard_unlanded(conn: psycopg.Connection, names: TargetNames) -> int:
-    """Drop staging rows of runs that never landed (failed or killed); the caller holds the extract lock."""
+def discard_unlanded(conn: psycopg.Connection, names: TargetNames, keep: tuple[int, int] = (0, 0)) -> int:
+    """Drop staging rows of runs that never landed (failed or killed), except the first `keep[1]`
+    pages of run `keep[0]`, which is being resumed. The caller holds the extract lock."""
     cursor = conn.execute(
         sql.SQL(
             "delete from {}.{} as s where not exists ("
             " select 1 from _migration.run_log as r"
             " where r.run_id = s.{} and r.status = 'landed')"
-        ).format(sql.Identifier(names.schema), sql.Identifier(names.staging_table), sql.Identifier(RUN_ID_COLUMN))
+            " and not (s.{} = %s and s.{} <= %s)"
+        ).format(
+            sql.Identifier(names.schema),
+            sql.Identifier(names.staging_table),
+            sql.Identifier(RUN_ID_COLUMN),
+            sql.Identifier(RUN_ID_COLUMN),
+            sql.Identifier(PAGE_COLUMN),
+        ),
+        keep,
     )
     conn.commit()
     return cursor.rowcount

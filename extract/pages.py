@@ -7,6 +7,7 @@ as `last_pk_synced`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,6 +26,23 @@ class Segment:
     name: str
     order: tuple[SourceColumn, ...]
     base: str  # the segment's own filter, "" for all rows
+
+
+@dataclass(frozen=True)
+class Resume:
+    segment: str
+    after: tuple[str, ...]
+    pages: int
+
+    @classmethod
+    def from_log(cls, last_pk_synced: str, pages: int, parts: list[Segment]) -> Resume | None:
+        """The point to go on from, or None when the recorded position does not fit this run's segments."""
+        position = json.loads(last_pk_synced)
+        segment = next((s for s in parts if s.name == position.get("segment")), None)
+        after = tuple(str(v) for v in position.get("after", []))
+        if segment is None or len(after) != len(segment.order):
+            return None
+        return cls(segment.name, after, pages)
 
 
 @dataclass(frozen=True)
@@ -81,10 +99,12 @@ class PageReader:
             .load()
         )
 
-    def pages(self, parts: list[Segment]) -> Iterator[Page]:
-        number = 0
-        for segment in parts:
-            start: tuple[str, ...] | None = None
+    def pages(self, parts: list[Segment], resume: Resume | None = None) -> Iterator[Page]:
+        """Pages after the resume point (a killed run's last recorded page), or from the start."""
+        begin = 0 if resume is None else [s.name for s in parts].index(resume.segment)
+        number = 0 if resume is None else resume.pages
+        for index, segment in enumerate(parts[begin:], start=begin):
+            start: tuple[str, ...] | None = resume.after if resume is not None and index == begin else None
             while True:
                 sql = page_end_query(
                     self.dialect, self._table_ref(), segment.order, segment.base, start is not None, self.page_rows

@@ -16,7 +16,13 @@ class ConsoleObserver:
     def __call__(self, event: str, details: dict[str, Any]) -> None:
         table = details["table"]
         run = details["run"]
-        if event == "start":
+        if event == "resume":
+            self._started[table] = time.monotonic()
+            self._say(
+                f"{table}: resuming run {run.run_id} after page {run.pages_landed} "
+                f"({run.rows_landed:,} rows already landed); watermark candidate {run.watermark_candidate}"
+            )
+        elif event == "start":
             self._started[table] = time.monotonic()
             since = "everything"
             if run.watermark_used:

@@ -24,7 +24,7 @@ from extract.landing import (
     relax_not_null,
 )
 from extract.naming import TargetNames, target_names
-from extract.pages import PageReader, segments, source_filter
+from extract.pages import PageReader, Resume, segments, source_filter
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.settings import Settings
 from extract.source import choose_cursor, describe_table, read_clock
@@ -33,6 +33,7 @@ from extract.state import (
     append_event,
     committed_watermark,
     ensure_state_schema,
+    interrupted_run,
     next_run_id,
     try_extract_lock,
 )
@@ -131,60 +132,87 @@ class Extractor:
             self.settings.page_rows,
         )
 
+    def _bound(self, plan: TablePlan, watermark_used: str | None) -> datetime | None:
+        """Where the changed-rows filter starts: the committed watermark less the safety window."""
+        if plan.cursor is None or not watermark_used:
+            return None
+        start_from = _parse_watermark(watermark_used) - self.settings.safety_window
+        return self.dialect.cursor_lower_bound(start_from, plan.cursor)
+
+    def _begin(self, conn: psycopg.Connection, plan: TablePlan) -> tuple[RunRecord, Resume | None]:
+        """A new run, or the killed run of this table to go on with (same watermark, pages kept)."""
+        names = plan.names
+        watermark_used = committed_watermark(conn, names.table_key) if plan.cursor else None
+        parts = segments(self.dialect, plan.table, plan.cursor, self._bound(plan, watermark_used))
+        killed = interrupted_run(conn, names.table_key)
+        resume = None
+        if killed is not None and killed.watermark_used == watermark_used and killed.last_pk_synced:
+            resume = Resume.from_log(killed.last_pk_synced, killed.pages_landed or 0, parts)
+        if killed is not None and resume is not None:
+            discard_unlanded(conn, names, keep=(killed.run_id, resume.pages))
+            return killed, resume
+        discard_unlanded(conn, names)
+        record = RunRecord(
+            run_id=next_run_id(conn),
+            table_key=names.table_key,
+            source_schema=plan.table.schema,
+            source_table=plan.table.name,
+            target_schema=names.schema,
+            target_table=names.table,
+            migration_type="incremental" if watermark_used else "full",
+            cursor_column=plan.cursor.name if plan.cursor else None,
+            watermark_used=watermark_used,
+            started_at=datetime.now(UTC),
+            source_filter=source_filter(parts),
+            rows_landed=0,
+            pages_landed=0,
+            page_rows=self.settings.page_rows,
+        )
+        conn.commit()
+        append_event(conn, record)
+        return record, None
+
+    def _read(
+        self, conn: psycopg.Connection, plan: TablePlan, record: RunRecord, resume: Resume | None, observer: Observer
+    ) -> None:
+        """Land every page after `resume`, recording each; then refuse a batch with a repeated key."""
+        if resume is None:
+            # The clock is read before the data query: a row committed later is read next time.
+            record.watermark_candidate = _clock_text(read_clock(self.source, self.dialect))
+            observer("watermark", {"table": plan.config.key, "run": record})
+        parts = segments(self.dialect, plan.table, plan.cursor, self._bound(plan, record.watermark_used))
+        for page in self._reader(plan).pages(parts, resume):
+            land(page.frame, plan.columns, self.settings.target, plan.names, record.run_id, page.number)
+            record.rows_landed = (record.rows_landed or 0) + count_landed(conn, plan.names, record.run_id, page.number)
+            record.pages_landed = page.number
+            record.last_pk_synced = json.dumps({"segment": page.segment, "after": list(page.end)})
+            append_event(conn, record)  # a checkpoint: the status stays 'running'
+            observer("page", {"table": plan.config.key, "run": record})
+        duplicate = duplicate_key_sample(conn, plan.names, plan.key_columns, record.run_id)
+        if duplicate is not None:
+            sample = ", ".join(f"{k}={v!r}" for k, v in zip(plan.table.primary_key, duplicate, strict=True))
+            raise MergeError(
+                f"{plan.config.key}: the batch holds the key ({sample}) more than once; the source does not "
+                "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv"
+            )
+
     def run(self, config: SyncTable, observer: Observer = _silent) -> RunResult:
         plan = self.plan(config)
-        table, columns, cursor, names = plan.table, plan.columns, plan.cursor, plan.names
-        key = table.primary_key
+        names = plan.names
         with psycopg.connect(self.settings.target.libpq_url, autocommit=False) as conn:
             ensure_state_schema(conn)
             if not try_extract_lock(conn, names.table_key):
                 raise TidemarkError(f"another extract of {config.key} is running; try again when it ends")
             conn.commit()
-            ensure_tables(conn, names, columns, key)
-            relax_not_null(conn, names, columns)
-            discard_unlanded(conn, names)
-            watermark_used = committed_watermark(conn, names.table_key) if cursor else None
-            conn.commit()
-            record = RunRecord(
-                run_id=next_run_id(conn),
-                table_key=names.table_key,
-                source_schema=table.schema,
-                source_table=table.name,
-                target_schema=names.schema,
-                target_table=names.table,
-                migration_type="incremental" if watermark_used else "full",
-                cursor_column=cursor.name if cursor else None,
-                watermark_used=watermark_used,
-                started_at=datetime.now(UTC),
+            ensure_tables(conn, names, plan.columns, plan.table.primary_key)
+            relax_not_null(conn, names, plan.columns)
+            record, resume = self._begin(conn, plan)
+            observer(
+                "resume" if resume else "start",
+                {"table": config.key, "run": record, "safety_window": self.settings.safety_window},
             )
-            append_event(conn, record)
-            observer("start", {"table": config.key, "run": record, "safety_window": self.settings.safety_window})
             try:
-                # The clock is read before the data query: a row committed later is read next time.
-                candidate = read_clock(self.source, self.dialect)
-                record.watermark_candidate = _clock_text(candidate)
-                observer("watermark", {"table": config.key, "run": record})
-                bound = None
-                if cursor is not None and watermark_used:
-                    start_from = _parse_watermark(watermark_used) - self.settings.safety_window
-                    bound = self.dialect.cursor_lower_bound(start_from, cursor)
-                parts = segments(self.dialect, table, cursor, bound)
-                record.source_filter = source_filter(parts)
-                record.rows_landed, record.pages_landed, record.page_rows = 0, 0, self.settings.page_rows
-                for page in self._reader(plan).pages(parts):
-                    land(page.frame, columns, self.settings.target, names, record.run_id, page.number)
-                    record.rows_landed += count_landed(conn, names, record.run_id, page.number)
-                    record.pages_landed = page.number
-                    record.last_pk_synced = json.dumps({"segment": page.segment, "after": list(page.end)})
-                    append_event(conn, record)  # a checkpoint: status stays 'running'
-                    observer("page", {"table": config.key, "run": record})
-                duplicate = duplicate_key_sample(conn, names, plan.key_columns, record.run_id)
-                if duplicate is not None:
-                    sample = ", ".join(f"{k}={v!r}" for k, v in zip(table.primary_key, duplicate, strict=True))
-                    raise MergeError(
-                        f"{config.key}: the batch holds the key ({sample}) more than once; the source does not "
-                        "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv"
-                    )
+                self._read(conn, plan, record, resume, observer)
                 record.status = "landed"
                 record.ended_at = datetime.now(UTC)
                 append_event(conn, record)
@@ -204,7 +232,7 @@ class Extractor:
             run_id=record.run_id,
             migration_type=record.migration_type,
             rows_landed=record.rows_landed or 0,
-            watermark_used=watermark_used,
+            watermark_used=record.watermark_used,
             watermark_candidate=record.watermark_candidate or "",
         )
 

@@ -121,6 +121,21 @@ def append_event(conn: psycopg.Connection, run: RunRecord) -> None:
         conn.execute(statement, [getattr(run, c) for c in columns])
 
 
+def interrupted_run(conn: psycopg.Connection, table_key: str) -> RunRecord | None:
+    """The table's latest run, if it stopped while reading (killed) after landing at least one page."""
+    columns = list(RunRecord.__dataclass_fields__)
+    row = conn.execute(
+        sql.SQL(
+            "select {} from _migration.run_log where table_key = %s order by run_id desc, event_id desc limit 1"
+        ).format(sql.SQL(", ").join(map(sql.Identifier, columns))),
+        (table_key,),
+    ).fetchone()
+    if row is None:
+        return None
+    run = RunRecord(**dict(zip(columns, row, strict=True)))
+    return run if run.status == "running" and run.last_pk_synced else None
+
+
 def try_extract_lock(conn: psycopg.Connection, table_key: str) -> bool:
     """One extract per table at a time; held for the connection's life."""
     row = conn.execute("select pg_try_advisory_lock(hashtext(%s))", ("tidemark:extract:" + table_key,)).fetchone()
