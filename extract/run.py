@@ -27,7 +27,7 @@ from extract.naming import TargetNames, target_names
 from extract.pages import PageReader, Resume, segments, source_filter
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.settings import Settings
-from extract.source import choose_cursor, describe_table, read_clock
+from extract.source import choose_cursor, describe_table, parse_watermark, read_clock
 from extract.state import (
     RunRecord,
     append_event,
@@ -69,14 +69,6 @@ class RunResult:
     rows_landed: int
     watermark_used: str | None
     watermark_candidate: str
-
-
-def _clock_text(value: datetime) -> str:
-    return value.strftime("%Y-%m-%d %H:%M:%S.%f")
-
-
-def _parse_watermark(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f")
 
 
 class Extractor:
@@ -136,7 +128,7 @@ class Extractor:
         """Where the changed-rows filter starts: the committed watermark less the safety window."""
         if plan.cursor is None or not watermark_used:
             return None
-        start_from = _parse_watermark(watermark_used) - self.settings.safety_window
+        start_from = parse_watermark(watermark_used) - self.settings.safety_window
         return self.dialect.cursor_lower_bound(start_from, plan.cursor)
 
     def _begin(self, conn: psycopg.Connection, plan: TablePlan) -> tuple[RunRecord, Resume | None]:
@@ -178,7 +170,7 @@ class Extractor:
         """Land every page after `resume`, recording each; then refuse a batch with a repeated key."""
         if resume is None:
             # The clock is read before the data query: a row committed later is read next time.
-            record.watermark_candidate = _clock_text(read_clock(self.source, self.dialect))
+            record.watermark_candidate = read_clock(self.source, self.dialect)
             observer("watermark", {"table": plan.config.key, "run": record})
         parts = segments(self.dialect, plan.table, plan.cursor, self._bound(plan, record.watermark_used))
         for page in self._reader(plan).pages(parts, resume):

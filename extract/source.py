@@ -63,11 +63,24 @@ def choose_cursor(
     return None
 
 
-def read_clock(conn: JdbcConnection, dialect: Dialect) -> datetime:
-    """The source server's UTC clock, floored to microseconds (a lower watermark only re-reads)."""
+def read_clock(conn: JdbcConnection, dialect: Dialect) -> str:
+    """The source server's UTC clock as the source writes it, all its digits kept (datetime2(7): seven)."""
     rows = conn.query(dialect.clock_query())
     text = rows[0][0] if rows else None
     if not text:
         raise TidemarkError("the source returned no clock value")
+    parse_watermark(text)  # refuse anything that is not a clock reading
+    return text.strip()
+
+
+def parse_watermark(text: str) -> datetime:
+    """A watermark as a datetime, floored to microseconds: a lower start only re-reads."""
     head, _, fraction = text.strip().partition(".")
-    return datetime.strptime(head, "%Y-%m-%d %H:%M:%S").replace(microsecond=int((fraction + "000000")[:6]))
+    try:
+        moment = datetime.strptime(head, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        raise TidemarkError(f"not a clock reading: {text!r}") from None
+    digits = (fraction + "000000")[:6]
+    if not digits.isdigit():
+        raise TidemarkError(f"not a clock reading: {text!r}")
+    return moment.replace(microsecond=int(digits))

@@ -192,3 +192,13 @@ def test_start_parameters_follow_the_placeholders() -> None:
     params = start_parameters(["c", "a", "b"])
     assert sql.count("?") == len(params) == 5
     assert params == ["c", "c", "a", "a", "b"]
+
+
+def test_watermark_keeps_seven_digits_and_starts_no_later() -> None:
+    from extract.source import parse_watermark
+
+    assert parse_watermark("2026-11-01 12:30:15.1234567") == datetime(2026, 11, 1, 12, 30, 15, 123456)
+    assert parse_watermark("2026-11-01 12:30:15") == datetime(2026, 11, 1, 12, 30, 15)
+    # Seven-digit readings sort as text in the order of time, as the run log compares them.
+    readings = ["2026-11-01 12:30:15.1234567", "2026-11-01 12:30:15.1234568", "2026-11-01 12:30:16.0000000"]
+    assert sorted(readings) == readings
