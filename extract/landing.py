@@ -65,8 +65,10 @@ def ensure_tables(
         )
 
 
-def relax_not_null(conn: psycopg.Connection, names: TargetNames, columns: Sequence[MappedColumn]) -> list[str]:
-    """Follow the source when a column stops being NOT NULL; returns the columns relaxed."""
+def relax_not_null(
+    conn: psycopg.Connection, names: TargetNames, columns: Sequence[MappedColumn], key: Sequence[str]
+) -> list[str]:
+    """Follow the source when a column outside the key stops being NOT NULL; returns the columns relaxed."""
     required = {
         row[0]
         for row in conn.execute(
@@ -75,7 +77,8 @@ def relax_not_null(conn: psycopg.Connection, names: TargetNames, columns: Sequen
             (names.schema, names.table),
         ).fetchall()
     }
-    relaxed = [c.target_name for c in columns if c.source.nullable and c.target_name in required]
+    keys = {k.lower() for k in key}
+    relaxed = [c.target_name for c in columns if c.source.nullable and c.target_name in required - keys]
     with conn.transaction():
         for name in relaxed:
             conn.execute(

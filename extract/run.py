@@ -197,7 +197,7 @@ class Extractor:
                 raise TidemarkError(f"another extract of {config.key} is running; try again when it ends")
             conn.commit()
             ensure_tables(conn, names, plan.columns, plan.table.primary_key)
-            relax_not_null(conn, names, plan.columns)
+            relax_not_null(conn, names, plan.columns, plan.table.primary_key)
             record, resume = self._begin(conn, plan)
             observer(
                 "resume" if resume else "start",
