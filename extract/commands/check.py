@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
 from extract.checks import run_count_checks
-from extract.run import Extractor
-from extract.settings import load_settings
-from extract.spark import get_spark
+from extract.commands.table_selection import parser_for, selected_plans
 
 
 def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m extract check", description=__doc__)
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--table", action="append", metavar="SCHEMA.TABLE")
-    which.add_argument("--all", action="store_true", help="every enabled table (the default)")
-    parser.add_argument("--master", help="Spark master URL")
-    args = parser.parse_args(argv)
-    settings = load_settings(master=args.master)
-    extractor = Extractor(settings, get_spark(settings.spark_master, settings.extra_jars))
-    try:
-        configs = [extractor.find(n) for n in args.table] if args.table else extractor.enabled_tables()
-        plans = [extractor.plan(config) for config in configs]
-        checks = run_count_checks(extractor, plans, settings.target)
-    finally:
-        extractor.close()
+    args = parser_for("check", __doc__).parse_args(argv)
+    with selected_plans(args) as (extractor, plans):
+        checks = run_count_checks(extractor, list(plans), extractor.settings.target)
     width = max([len(c.table) for c in checks] + [5])
     print(f"{'table':<{width}}  {'source rows':>12}  {'replica rows':>12}  result")
     for c in checks:

@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
-from extract.run import Extractor
-from extract.settings import load_settings
-from extract.spark import get_spark
+from extract.commands.table_selection import parser_for, selected_plans
 from extract.verify import verify_tables
 
 
 def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m extract verify", description=__doc__)
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--table", action="append", metavar="SCHEMA.TABLE")
-    which.add_argument("--all", action="store_true", help="every enabled table (the default)")
-    parser.add_argument("--master", help="Spark master URL")
-    args = parser.parse_args(argv)
-    settings = load_settings(master=args.master)
-    extractor = Extractor(settings, get_spark(settings.spark_master, settings.extra_jars))
-    try:
-        configs = [extractor.find(n) for n in args.table] if args.table else extractor.enabled_tables()
-        results = verify_tables(extractor, [extractor.plan(c) for c in configs])
-    finally:
-        extractor.close()
+    args = parser_for("verify", __doc__).parse_args(argv)
+    with selected_plans(args) as (extractor, plans):
+        results = verify_tables(extractor, list(plans))
     width = max([len(r.table) for r in results] + [5])
     print(f"{'table':<{width}}  {'source rows':>12}  {'replica rows':>12}  content    result")
     for r in results:

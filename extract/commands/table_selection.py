@@ -1,0 +1,31 @@
+"""The table selection the checking commands share: --table (repeatable) or --all, and --master."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from extract.run import Extractor, TablePlan
+from extract.settings import load_settings
+from extract.spark import get_spark
+
+
+def parser_for(command: str, description: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"python -m extract {command}", description=description)
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--table", action="append", metavar="SCHEMA.TABLE")
+    which.add_argument("--all", action="store_true", help="every enabled table (the default)")
+    parser.add_argument("--master", help="Spark master URL")
+    return parser
+
+
+@contextmanager
+def selected_plans(args: argparse.Namespace) -> Iterator[tuple[Extractor, Sequence[TablePlan]]]:
+    settings = load_settings(master=args.master)
+    extractor = Extractor(settings, get_spark(settings.spark_master, settings.extra_jars))
+    try:
+        configs = [extractor.find(n) for n in args.table] if args.table else extractor.enabled_tables()
+        yield extractor, [extractor.plan(config) for config in configs]
+    finally:
+        extractor.close()
