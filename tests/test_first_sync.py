@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from extract.checks import run_count_checks
 from extract.demo.changes import apply_changes
 from extract.verify import verify_tables
-from tests.conftest import Project
+from tests.conftest import REPO, Project
 from tests.demo_fixture import demo, merge_counts
 from tests.replica_check import assert_replicas_equal
 
@@ -97,3 +101,18 @@ def test_verify_finds_a_changed_value_that_counts_cannot(demo: Project) -> None:
             where countrycode = 'AT'""")
     different = {v.table: (v.source_rows, v.replica_rows) for v in verify_tables(demo.extractor, plans) if not v.ok}
     assert different == {"dbo.Products": (30, 30), "dbo.Countries": (12, 12)}
+
+
+def test_verify_command_exit_codes(demo: Project) -> None:
+    demo.sync()
+    env = {**os.environ, **demo.env}
+    command = [sys.executable, "-m", "extract", "verify", "--all"]
+    same = subprocess.run(command, env=env, capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert same.returncode == 0, same.stderr[-2000:]
+    assert "all 5 table(s) match" in same.stdout
+    with demo.target() as conn:
+        conn.execute(f'update "demo__{demo.source_db}__dbo".orders set status = %s where orderid = 2', ("lost",))
+    different = subprocess.run(command, env=env, capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert different.returncode == 1
+    assert "dbo.Orders" in different.stdout and "DIFFERENT" in different.stdout
+    assert "1 of 5 table(s) differ: dbo.Orders" in different.stderr
