@@ -39,6 +39,7 @@ demo: install
 	$(ENV) $(BIN)/python -m extract --all
 	$(ENV) $(BIN)/dbt build --quiet
 	$(ENV) $(BIN)/python -m extract check --all
+	$(ENV) $(BIN)/python -m extract verify --all
 	$(ENV) $(BIN)/python -m extract status
 	@echo "== done. psql into the source and the replicas:  source .tidemark/demo.env && psql \$$TIDEMARK_TARGET_URL"
 
