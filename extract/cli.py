@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 
 from extract.errors import TidemarkError
 
@@ -19,6 +21,10 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--safety-window 5m] [--mas
        python -m extract demo ...     demo data: setup, change
        python -m extract sample load  a sample database (schema.json + Parquet) into the stand-in source"""
 
+EPILOG = """\
+exit codes: 0 every table landed; 1 some table failed (the others still ran);
+2 bad input or configuration (nothing was written); 3 the source refused; 130 interrupted."""
+
 DESCRIPTION = """\
 Read the rows of each configured SQL Server table that changed since its committed
 watermark and land them in Postgres staging; `dbt build` then merges them into the
@@ -28,7 +34,13 @@ TIDEMARK_TARGET_URL."""
 
 
 def _extract_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m extract", usage=USAGE, description=DESCRIPTION)
+    parser = argparse.ArgumentParser(
+        prog="python -m extract",
+        usage=USAGE,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--table", action="append", metavar="SCHEMA.TABLE", help="a table from sync_tables.csv")
     which.add_argument("--all", action="store_true", help="every enabled table in sync_tables.csv")
@@ -45,6 +57,9 @@ def _extract_parser() -> argparse.ArgumentParser:
         help="rows per keyset page, each landed and recorded before the next (default 1000000, or TIDEMARK_PAGE_ROWS)",
     )
     parser.add_argument("--quiet", action="store_true", help="print errors only")
+    parser.add_argument(
+        "--json", action="store_true", help="print a machine-readable summary on stdout (progress is left out)"
+    )
     return parser
 
 
@@ -60,15 +75,18 @@ def _run_extract(argv: Sequence[str]) -> int:
     extractor = Extractor(settings, spark)
     try:
         tables = extractor.enabled_tables() if args.all else [extractor.find(name) for name in args.table]
-        observer = ConsoleObserver(quiet=args.quiet)
-        failed = []
+        observer = ConsoleObserver(quiet=args.quiet or args.json)
+        summary: list[dict[str, object]] = []
         for config in tables:
             try:
-                extractor.run(config, observer)
+                summary.append({"status": "landed", **asdict(extractor.run(config, observer))})
             except Exception as exc:  # one table's failure must not stop the others
-                failed.append(config.key)
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                summary.append({"table": config.key, "status": "failed", "error": first})
                 print(f"error: {config.key}: {first}", file=sys.stderr)
+        failed = [str(entry["table"]) for entry in summary if entry["status"] == "failed"]
+        if args.json:
+            print(json.dumps({"tables": summary, "failed": len(failed)}, indent=2))
         if failed:
             print(f"{len(failed)} of {len(tables)} table(s) failed: {', '.join(failed)}", file=sys.stderr)
             return 1
