@@ -9,7 +9,7 @@ import random
 
 import psycopg
 
-from extract.demo.generator import _customer, _order
+from extract.demo.generator import customer_row, order_row
 
 NOW = "(clock_timestamp() at time zone 'UTC')"
 
@@ -28,7 +28,7 @@ def apply_changes(conn: psycopg.Connection, seed: int) -> dict[str, int]:
     max_customer, max_order = int(row[0]), int(row[1])
     base = conn.execute(f"select {NOW}").fetchone()
     assert base is not None
-    new_customers = [_customer(rng, max_customer + i, base[0]) for i in range(1, 6)]
+    new_customers = [customer_row(rng, max_customer + i, base[0]) for i in range(1, 6)]
     with conn.cursor() as cur:
         cur.executemany(
             'insert into dbo."Customers" values (%s, %s, %s, %s, %s, %s, %s, ' + NOW + ")",
@@ -49,7 +49,7 @@ def apply_changes(conn: psycopg.Connection, seed: int) -> dict[str, int]:
             (f"SKU-%{rng.randint(0, 9)}",),
         )
         count("products updated", cur)
-        orders = [_order(rng, max_order + i, max_customer, base[0]) for i in range(1, 11)]
+        orders = [order_row(rng, max_order + i, max_customer, base[0]) for i in range(1, 11)]
         # Half the new orders carry no cursor value at all.
         cur.executemany(
             'insert into dbo."Orders" values (%s, %s, %s, %s, %s, %s, case when %s then ' + NOW + " end)",

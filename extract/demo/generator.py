@@ -90,7 +90,7 @@ def _stamp(rng: random.Random, base: datetime) -> datetime:
     )
 
 
-def _customer(rng: random.Random, customer_id: int, base: datetime) -> tuple[object, ...]:
+def customer_row(rng: random.Random, customer_id: int, base: datetime) -> tuple[object, ...]:
     name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
     return (
         customer_id,
@@ -104,7 +104,7 @@ def _customer(rng: random.Random, customer_id: int, base: datetime) -> tuple[obj
     )
 
 
-def _product(rng: random.Random, number: int, base: datetime) -> tuple[object, ...]:
+def product_row(rng: random.Random, number: int, base: datetime) -> tuple[object, ...]:
     return (
         uuid.UUID(int=rng.getrandbits(128), version=4),
         f"SKU-{number:06d}",
@@ -117,7 +117,7 @@ def _product(rng: random.Random, number: int, base: datetime) -> tuple[object, .
     )
 
 
-def _order(rng: random.Random, order_id: int, customers: int, base: datetime) -> tuple[object, ...]:
+def order_row(rng: random.Random, order_id: int, customers: int, base: datetime) -> tuple[object, ...]:
     return (
         order_id,
         rng.randint(1, customers),
@@ -137,9 +137,9 @@ def create_and_fill(conn: psycopg.Connection, size: int, seed: int = 42) -> dict
     counts: dict[str, int] = {}
     rows: dict[str, list[tuple[object, ...]]] = {
         "Countries": list(COUNTRIES),
-        "Customers": [_customer(rng, i, base) for i in range(1, size + 1)],
-        "Products": [_product(rng, i, base) for i in range(1, max(size // 2, 2) + 1)],
-        "Orders": [_order(rng, i, size, base) for i in range(1, 2 * size + 1)],
+        "Customers": [customer_row(rng, i, base) for i in range(1, size + 1)],
+        "Products": [product_row(rng, i, base) for i in range(1, max(size // 2, 2) + 1)],
+        "Orders": [order_row(rng, i, size, base) for i in range(1, 2 * size + 1)],
     }
     product_ids = [p[0] for p in rows["Products"]]
     rows["OrderLines"] = [
