@@ -124,4 +124,7 @@ def write_project_files(project_dir: Path, plans: Sequence[TablePlan]) -> list[P
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_yaml(doc))
         written.append(path)
+    # dbt's partial parsing can keep a rewritten YAML snapshot twice ("two snapshots with
+    # the name ..."); without its cache the next dbt command parses the project afresh.
+    (project_dir / "target" / "partial_parse.msgpack").unlink(missing_ok=True)
     return written

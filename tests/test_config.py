@@ -101,3 +101,14 @@ def test_every_seed_parses(tmp_path: Path) -> None:
 
     assert read_host_aliases(REPO / "seeds")["127.0.0.1"] == "demo"
     assert {t.key for t in read_sync_tables(REPO / "seeds")} >= {"dbo.Customers", "dbo.OrderLines"}
+
+
+def test_generate_drops_dbt_partial_parse_cache(tmp_path: Path) -> None:
+    from extract.generate import write_project_files
+
+    cache = tmp_path / "target" / "partial_parse.msgpack"
+    cache.parent.mkdir()
+    cache.write_bytes(b"stale")
+    written = write_project_files(tmp_path, [])
+    assert not cache.exists()
+    assert (tmp_path / "snapshots" / "_replica__snapshots.yml") in written
