@@ -7,12 +7,13 @@ import importlib
 import json
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 
 from extract.errors import TidemarkError
 
 USAGE = """\
-python -m extract (--table SCHEMA.TABLE ... | --all) [--safety-window 5m] [--master URL] [--quiet]
+python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master URL] [--quiet | --json]
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
        python -m extract check        great-expectations row counts, source vs replica
        python -m extract verify       row counts and content checksums, source vs replica
@@ -52,9 +53,15 @@ def _extract_parser() -> argparse.ArgumentParser:
         "(default 5m, or TIDEMARK_SAFETY_WINDOW; 0s turns it off)",
     )
     parser.add_argument(
-        "--page-rows",
+        "--partition-rows",
         metavar="N",
-        help="rows per keyset page, each landed and recorded before the next (default 1000000, or TIDEMARK_PAGE_ROWS)",
+        help="cut every table's batch every N rows (default: PARTITION_THRESHOLD, MAX_PARTITIONS_PER_TABLE "
+        "and MIN_PARTITION_ROWS decide)",
+    )
+    parser.add_argument(
+        "--parallel",
+        metavar="N",
+        help="tables to sync at once (default 2, or MAX_PARALLEL_TRANSFERS)",
     )
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     parser.add_argument(
@@ -67,23 +74,32 @@ def _run_extract(argv: Sequence[str]) -> int:
     args = _extract_parser().parse_args(argv)
     from extract.progress import ConsoleObserver
     from extract.run import Extractor
+    from extract.seeds import SyncTable
     from extract.settings import load_settings
     from extract.spark import get_spark
 
-    settings = load_settings(master=args.master, safety_window=args.safety_window, page_rows=args.page_rows)
+    settings = load_settings(
+        master=args.master,
+        safety_window=args.safety_window,
+        partition_rows=args.partition_rows,
+        parallel=args.parallel,
+    )
     spark = get_spark(settings.spark_master, settings.extra_jars)
     extractor = Extractor(settings, spark)
     try:
         tables = extractor.enabled_tables() if args.all else [extractor.find(name) for name in args.table]
         observer = ConsoleObserver(quiet=args.quiet or args.json)
-        summary: list[dict[str, object]] = []
-        for config in tables:
+
+        def sync(config: SyncTable) -> dict[str, object]:
             try:
-                summary.append({"status": "landed", **asdict(extractor.run(config, observer))})
+                return {"status": "landed", **asdict(extractor.run(config, observer))}
             except Exception as exc:  # one table's failure must not stop the others
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                summary.append({"table": config.key, "status": "failed", "error": first})
                 print(f"error: {config.key}: {first}", file=sys.stderr)
+                return {"table": config.key, "status": "failed", "error": first}
+
+        with ThreadPoolExecutor(max_workers=settings.max_parallel_transfers, thread_name_prefix="table") as pool:
+            summary = list(pool.map(sync, tables))
         failed = [str(entry["table"]) for entry in summary if entry["status"] == "failed"]
         if args.json:
             print(json.dumps({"tables": summary, "failed": len(failed)}, indent=2))

@@ -1,4 +1,4 @@
-"""Staging and replica tables in the target, and landing a Spark DataFrame into staging."""
+"""Staging and replica tables in the target: create, relax, clean up, check for repeated keys."""
 
 from __future__ import annotations
 
@@ -6,12 +6,9 @@ from collections.abc import Sequence
 
 import psycopg
 from psycopg import sql
-from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
 from extract.naming import TargetNames
 from extract.typemap import MappedColumn
-from extract.urls import DatabaseUrl
 
 RUN_ID_COLUMN = "_tidemark_run_id"
 PAGE_COLUMN = "_tidemark_page"
@@ -89,15 +86,15 @@ def relax_not_null(
     return relaxed
 
 
-def discard_unlanded(conn: psycopg.Connection, names: TargetNames, keep: tuple[int, int] = (0, 0)) -> int:
-    """Drop staging rows of runs that never landed (failed or killed), except the first `keep[1]`
-    pages of run `keep[0]`, which is being resumed. The caller holds the extract lock."""
+def discard_unlanded(conn: psycopg.Connection, names: TargetNames, keep: tuple[int, Sequence[int]] = (0, ())) -> int:
+    """Drop staging rows of runs that never landed (failed or killed), except the landed partitions
+    `keep[1]` of run `keep[0]`, which is being resumed. The caller holds the extract lock."""
     cursor = conn.execute(
         sql.SQL(
             "delete from {}.{} as s where not exists ("
             " select 1 from _migration.run_log as r"
             " where r.run_id = s.{} and r.status = 'landed')"
-            " and not (s.{} = %s and s.{} <= %s)"
+            " and not (s.{} = %s and s.{} = any(%s))"
         ).format(
             sql.Identifier(names.schema),
             sql.Identifier(names.staging_table),
@@ -105,25 +102,10 @@ def discard_unlanded(conn: psycopg.Connection, names: TargetNames, keep: tuple[i
             sql.Identifier(RUN_ID_COLUMN),
             sql.Identifier(PAGE_COLUMN),
         ),
-        keep,
+        (keep[0], list(keep[1])),
     )
     conn.commit()
     return cursor.rowcount
-
-
-def count_landed(conn: psycopg.Connection, names: TargetNames, run_id: int, page: int) -> int:
-    """Rows one page of a run landed."""
-    row = conn.execute(
-        sql.SQL("select count(*) from {}.{} where {} = %s and {} = %s").format(
-            sql.Identifier(names.schema),
-            sql.Identifier(names.staging_table),
-            sql.Identifier(RUN_ID_COLUMN),
-            sql.Identifier(PAGE_COLUMN),
-        ),
-        (run_id, page),
-    ).fetchone()
-    conn.commit()
-    return int(row[0]) if row else 0
 
 
 def duplicate_key_sample(
@@ -143,38 +125,3 @@ def duplicate_key_sample(
     ).fetchone()
     conn.commit()
     return None if row is None else tuple(row)
-
-
-def land(
-    frame: DataFrame,
-    columns: Sequence[MappedColumn],
-    target: DatabaseUrl,
-    names: TargetNames,
-    run_id: int,
-    page: int,
-) -> None:
-    """Append one page to staging, tagged with its run and page; Postgres casts text-transferred columns."""
-    projected = frame.select(
-        *[F.col(col.source.name).alias(col.target_name) for col in columns],
-        F.lit(run_id).cast("bigint").alias(RUN_ID_COLUMN),
-        F.lit(page).cast("int").alias(PAGE_COLUMN),
-    )
-    append_to_postgres(projected, target, names.schema, names.staging_table)
-
-
-def append_to_postgres(frame: DataFrame, target: DatabaseUrl, schema: str, table: str) -> None:
-    """Append a DataFrame to an existing Postgres table over JDBC."""
-    ref = ".".join('"' + part.replace('"', '""') + '"' for part in (schema, table))
-    writer = (
-        frame.write.format("jdbc")
-        .option("url", target.jdbc_url)
-        .option("dbtable", ref)
-        .option("batchsize", "10000")
-        .option("reWriteBatchedInserts", "true")
-        # Lets Postgres cast text into uuid, time, timestamptz and similar columns.
-        .option("stringtype", "unspecified")
-        .mode("append")
-    )
-    for key, value in target.jdbc_properties().items():
-        writer = writer.option(key, value)
-    writer.save()

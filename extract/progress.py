@@ -1,47 +1,129 @@
-"""What an extract tells a person at a terminal while it runs."""
+"""What an extract tells a person while it runs: a progress bar per table on a terminal, lines otherwise."""
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from dataclasses import dataclass, field
 from typing import Any, TextIO
+
+from tqdm import tqdm
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return (
+        f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        if seconds >= 3600
+        else (f"{seconds // 60}:{seconds % 60:02d}")
+    )
+
+
+@dataclass
+class _Table:
+    started: float = field(default_factory=time.monotonic)
+    rows_at_start: int = 0
+    bar: tqdm[Any] | None = None
 
 
 class ConsoleObserver:
-    def __init__(self, quiet: bool = False, stream: TextIO = sys.stdout) -> None:
+    """Thread-safe: `--all` syncs tables at once, and partitions are reported from watcher threads."""
+
+    def __init__(self, quiet: bool = False, stream: TextIO = sys.stderr, bars: bool | None = None) -> None:
         self.quiet = quiet
         self.stream = stream
-        self._started: dict[str, float] = {}
+        self.bars = stream.isatty() if bars is None else bars
+        self._tables: dict[str, _Table] = {}
+        self._lock = threading.Lock()
 
     def __call__(self, event: str, details: dict[str, Any]) -> None:
-        table = details["table"]
-        run = details["run"]
+        with self._lock:
+            self._handle(event, details["table"], details["run"], details)
+
+    def _handle(self, event: str, table: str, run: Any, details: dict[str, Any]) -> None:
         if event == "resume":
-            self._started[table] = time.monotonic()
+            self._tables[table] = _Table(rows_at_start=run.rows_landed or 0)
             self._say(
-                f"{table}: resuming run {run.run_id} after page {run.pages_landed} "
-                f"({run.rows_landed:,} rows already landed); watermark candidate {run.watermark_candidate}"
+                f"{table}: resuming run {run.run_id}: {run.partitions_landed} of {run.partitions_planned} "
+                f"partition(s), {run.rows_landed:,} rows already landed; watermark candidate {run.watermark_candidate}"
             )
+            self._open_bar(table, run)
         elif event == "start":
-            self._started[table] = time.monotonic()
+            self._tables[table] = _Table()
             since = "everything"
             if run.watermark_used:
                 window = details.get("safety_window")
                 since = f"changes since {run.watermark_used}" + (f" minus a {window} safety window" if window else "")
             cursor = f"cursor {run.cursor_column}" if run.cursor_column else "no cursor column: full refresh"
             self._say(f"{table}: run {run.run_id}, {run.migration_type} ({cursor}); reading {since}")
-        elif event == "page" and run.pages_landed > 1:
-            self._say(f"{table}: page {run.pages_landed} landed, {run.rows_landed:,} rows so far")
+        elif event == "planned":
+            self._say(f"{table}: {run.rows_planned:,} rows to read in {run.partitions_planned} partition(s)")
+            self._open_bar(table, run)
+        elif event == "partition":
+            self._partition(table, run)
         elif event == "landed":
-            took = time.monotonic() - self._started.get(table, time.monotonic())
-            rate = (run.rows_landed or 0) / took if took > 0 else 0.0
-            self._say(
-                f"{table}: landed {run.rows_landed} rows in {run.target_schema}.stg__{run.target_table} "
-                f"in {took:.1f}s ({rate:,.0f} rows/s); watermark candidate {run.watermark_candidate}"
-            )
+            self._landed(table, run)
         elif event == "failed":
-            print(f"{table}: run {run.run_id} failed: {run.error_message}", file=sys.stderr)
+            self._close_bar(table)
+            print(f"{table}: run {run.run_id} failed: {run.error_message}", file=sys.stderr, flush=True)
+
+    def _open_bar(self, table: str, run: Any) -> None:
+        state = self._tables.setdefault(table, _Table())
+        if self.quiet or not self.bars or state.bar is not None:
+            return
+        state.bar = tqdm(
+            total=max(run.rows_planned or 0, run.rows_landed or 0),
+            initial=run.rows_landed or 0,
+            desc=table,
+            unit=" rows",
+            unit_scale=True,
+            file=self.stream,
+            dynamic_ncols=True,
+            leave=True,
+        )
+        state.bar.set_postfix_str(f"{run.partitions_landed or 0}/{run.partitions_planned} partitions")
+
+    def _partition(self, table: str, run: Any) -> None:
+        state = self._tables.setdefault(table, _Table())
+        landed = run.rows_landed or 0
+        if state.bar is not None:
+            if landed > (state.bar.total or 0):
+                state.bar.total = landed
+            state.bar.update(landed - state.bar.n)
+            state.bar.set_postfix_str(f"{run.partitions_landed}/{run.partitions_planned} partitions")
+            return
+        took = time.monotonic() - state.started
+        rate = (landed - state.rows_at_start) / took if took > 0 else 0.0
+        left = max(0, (run.rows_planned or 0) - landed)
+        eta = f", ETA {_duration(left / rate)}" if rate > 0 and left else ""
+        self._say(
+            f"{table}: {run.partitions_landed}/{run.partitions_planned} partitions landed, "
+            f"{landed:,} of {run.rows_planned or 0:,} rows ({rate:,.0f} rows/s{eta})"
+        )
+
+    def _landed(self, table: str, run: Any) -> None:
+        state = self._tables.get(table, _Table())
+        if state.bar is not None:
+            state.bar.update((run.rows_landed or 0) - state.bar.n)
+        self._close_bar(table)
+        took = time.monotonic() - state.started
+        rate = ((run.rows_landed or 0) - state.rows_at_start) / took if took > 0 else 0.0
+        self._say(
+            f"{table}: landed {run.rows_landed:,} rows in {run.target_schema}.stg__{run.target_table} "
+            f"in {took:.1f}s ({rate:,.0f} rows/s); watermark candidate {run.watermark_candidate}"
+        )
+
+    def _close_bar(self, table: str) -> None:
+        state = self._tables.get(table)
+        if state is not None and state.bar is not None:
+            state.bar.close()
+            state.bar = None
 
     def _say(self, text: str) -> None:
-        if not self.quiet:
+        if self.quiet:
+            return
+        if self.bars:
+            tqdm.write(text, file=self.stream)
+        else:
             print(text, file=self.stream, flush=True)

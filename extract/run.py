@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,16 +15,10 @@ from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import Dialect, dialect_for
 from extract.errors import MergeError, TidemarkError
 from extract.jdbc import JdbcConnection
-from extract.landing import (
-    count_landed,
-    discard_unlanded,
-    duplicate_key_sample,
-    ensure_tables,
-    land,
-    relax_not_null,
-)
+from extract.landing import discard_unlanded, duplicate_key_sample, ensure_tables, relax_not_null
 from extract.naming import TargetNames, target_names
-from extract.pages import PageReader, Resume, segments, source_filter
+from extract.partition_log import Progress, load_plan, progress, record_plan
+from extract.partitions import PartitionSizing, Segment, plan_partitions, segments, source_filter
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.settings import Settings
 from extract.source import choose_cursor, describe_table, parse_watermark, read_clock
@@ -37,9 +31,11 @@ from extract.state import (
     next_run_id,
     try_extract_lock,
 )
+from extract.transfer import PartitionSource, land_partitions
 from extract.typemap import MappedColumn, TypeMap
 
-#: Called with an event name and details: "start", "watermark", "landed", "failed".
+#: Called with an event name and details: "start" or "resume", "watermark", "planned", "partition"
+#: (from a watcher thread, as partitions land), "landed", "failed".
 Observer = Callable[[str, dict[str, Any]], None]
 
 
@@ -81,10 +77,30 @@ class Extractor:
         self.type_map = TypeMap(settings.seeds_dir)
         self.aliases = read_host_aliases(settings.seeds_dir)
         self.tables = read_sync_tables(settings.seeds_dir)
-        self.source = JdbcConnection(spark, settings.source)
+        self.sizing = PartitionSizing(
+            settings.partition_threshold, settings.max_partitions, settings.min_partition_rows, settings.partition_rows
+        )
+        self._local = threading.local()
+        self._connections: list[JdbcConnection] = []
+        self._lock = threading.Lock()
+        _ = self.source  # connect now: a bad source URL fails before any table starts
+
+    @property
+    def source(self) -> JdbcConnection:
+        """This thread's connection to the source: tables synced at once each use their own."""
+        connection: JdbcConnection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = JdbcConnection(self.spark, self.settings.source)
+            self._local.connection = connection
+            with self._lock:
+                self._connections.append(connection)
+        return connection
 
     def close(self) -> None:
-        self.source.close()
+        with self._lock:
+            for connection in self._connections:
+                connection.close()
+            self._connections.clear()
 
     def find(self, name: str) -> SyncTable:
         """The configured table called `name` (SCHEMA.TABLE; case-insensitive, as SQL Server compares)."""
@@ -111,18 +127,13 @@ class Extractor:
             names=target_names(self.settings.source, self.aliases, table.schema, table.name),
         )
 
-    def _reader(self, plan: TablePlan) -> PageReader:
+    def _source(self, plan: TablePlan) -> PartitionSource:
         select_list = ", ".join(self.dialect.select_expression(c.source, c.transfer) for c in plan.columns)
-        return PageReader(
-            self.dialect,
-            self.source,
-            self.spark,
-            self.settings.source,
-            plan.table,
-            select_list,
-            self.settings.read_uncommitted,
-            self.settings.page_rows,
-        )
+        return PartitionSource(self.spark, self.dialect, self.settings.source, self._table_ref(plan), select_list)
+
+    def _table_ref(self, plan: TablePlan) -> str:
+        hint = self.dialect.table_hint(self.settings.read_uncommitted)
+        return self.dialect.table_ref(plan.table.schema, plan.table.name) + hint
 
     def _bound(self, plan: TablePlan, watermark_used: str | None) -> datetime | None:
         """Where the changed-rows filter starts: the committed watermark less the safety window."""
@@ -131,18 +142,16 @@ class Extractor:
         start_from = parse_watermark(watermark_used) - self.settings.safety_window
         return self.dialect.cursor_lower_bound(start_from, plan.cursor)
 
-    def _begin(self, conn: psycopg.Connection, plan: TablePlan) -> tuple[RunRecord, Resume | None]:
-        """A new run, or the killed run of this table to go on with (same watermark, pages kept)."""
+    def _segments(self, plan: TablePlan, watermark_used: str | None) -> list[Segment]:
+        return segments(self.dialect, plan.table, plan.cursor, self._bound(plan, watermark_used))
+
+    def _begin(self, conn: psycopg.Connection, plan: TablePlan) -> tuple[RunRecord, bool]:
+        """A new run, or the killed run of this table to go on with (same watermark, same partitions)."""
         names = plan.names
         watermark_used = committed_watermark(conn, names.table_key) if plan.cursor else None
-        parts = segments(self.dialect, plan.table, plan.cursor, self._bound(plan, watermark_used))
         killed = interrupted_run(conn, names.table_key)
-        resume = None
-        if killed is not None and killed.watermark_used == watermark_used and killed.last_pk_synced:
-            resume = Resume.from_log(killed.last_pk_synced, killed.pages_landed or 0, parts)
-        if killed is not None and resume is not None:
-            discard_unlanded(conn, names, keep=(killed.run_id, resume.pages))
-            return killed, resume
+        if killed is not None and killed.watermark_used == watermark_used:
+            return killed, True
         discard_unlanded(conn, names)
         record = RunRecord(
             run_id=next_run_id(conn),
@@ -155,31 +164,61 @@ class Extractor:
             cursor_column=plan.cursor.name if plan.cursor else None,
             watermark_used=watermark_used,
             started_at=datetime.now(UTC),
-            source_filter=source_filter(parts),
+            source_filter=source_filter(self._segments(plan, watermark_used)),
             rows_landed=0,
-            pages_landed=0,
-            page_rows=self.settings.page_rows,
+            partitions_landed=0,
         )
         conn.commit()
         append_event(conn, record)
-        return record, None
+        return record, False
+
+    def _plan_partitions(
+        self, conn: psycopg.Connection, plan: TablePlan, record: RunRecord, observer: Observer
+    ) -> None:
+        """Read the clock, then cut the batch into partitions; both are recorded before any row is read."""
+        # The clock is read before the data query: a row committed later is read next time.
+        record.watermark_candidate = read_clock(self.source, self.dialect)
+        observer("watermark", {"table": plan.config.key, "run": record})
+        parts = self._segments(plan, record.watermark_used)
+        partitions, rows = plan_partitions(self.source, self.dialect, self._table_ref(plan), parts, self.sizing)
+        record.partitions_planned = len(partitions)
+        record.rows_planned = rows
+        with conn.transaction():
+            record_plan(conn, record.run_id, partitions)
+            append_event(conn, record)
+        observer("planned", {"table": plan.config.key, "run": record})
 
     def _read(
-        self, conn: psycopg.Connection, plan: TablePlan, record: RunRecord, resume: Resume | None, observer: Observer
+        self, conn: psycopg.Connection, plan: TablePlan, record: RunRecord, resumed: bool, observer: Observer
     ) -> None:
-        """Land every page after `resume`, recording each; then refuse a batch with a repeated key."""
-        if resume is None:
-            # The clock is read before the data query: a row committed later is read next time.
-            record.watermark_candidate = read_clock(self.source, self.dialect)
-            observer("watermark", {"table": plan.config.key, "run": record})
-        parts = segments(self.dialect, plan.table, plan.cursor, self._bound(plan, record.watermark_used))
-        for page in self._reader(plan).pages(parts, resume):
-            land(page.frame, plan.columns, self.settings.target, plan.names, record.run_id, page.number)
-            record.rows_landed = (record.rows_landed or 0) + count_landed(conn, plan.names, record.run_id, page.number)
-            record.pages_landed = page.number
-            record.last_pk_synced = json.dumps({"segment": page.segment, "after": list(page.end)})
-            append_event(conn, record)  # a checkpoint: the status stays 'running'
-            observer("page", {"table": plan.config.key, "run": record})
+        """Land every partition not landed yet, in parallel; then refuse a batch with a repeated key."""
+        if not resumed:
+            self._plan_partitions(conn, plan, record, observer)
+        partitions, landed = load_plan(conn, record.run_id)
+        discard_unlanded(conn, plan.names, keep=(record.run_id, sorted(landed)))
+        pending = [p for p in partitions if p.number not in landed]
+
+        def checkpoint(watch_conn: psycopg.Connection, current: Progress) -> None:
+            record.partitions_landed = current.partitions_landed
+            record.rows_landed = current.rows_landed
+            record.last_pk_synced = current.last_position
+            append_event(watch_conn, record)  # a checkpoint: the status stays 'running'
+            observer("partition", {"table": plan.config.key, "run": record})
+
+        if pending:
+            land_partitions(
+                self._source(plan),
+                self._segments(plan, record.watermark_used),
+                pending,
+                plan.columns,
+                self.settings.target,
+                (plan.names.schema, plan.names.staging_table),
+                record.run_id,
+                checkpoint,
+            )
+        final = progress(conn, record.run_id)
+        record.partitions_landed, record.rows_landed = final.partitions_landed, final.rows_landed
+        record.last_pk_synced = final.last_position
         duplicate = duplicate_key_sample(conn, plan.names, plan.key_columns, record.run_id)
         if duplicate is not None:
             sample = ", ".join(f"{k}={v!r}" for k, v in zip(plan.table.primary_key, duplicate, strict=True))
@@ -198,13 +237,13 @@ class Extractor:
             conn.commit()
             ensure_tables(conn, names, plan.columns, plan.table.primary_key)
             relax_not_null(conn, names, plan.columns, plan.table.primary_key)
-            record, resume = self._begin(conn, plan)
+            record, resumed = self._begin(conn, plan)
             observer(
-                "resume" if resume else "start",
+                "resume" if resumed else "start",
                 {"table": config.key, "run": record, "safety_window": self.settings.safety_window},
             )
             try:
-                self._read(conn, plan, record, resume, observer)
+                self._read(conn, plan, record, resumed, observer)
                 record.status = "landed"
                 record.ended_at = datetime.now(UTC)
                 append_event(conn, record)

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import psycopg
 from psycopg import sql
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from extract.catalog import SourceTable, column_from_type_text
 from extract.errors import TidemarkError
-from extract.landing import append_to_postgres
 from extract.typemap import TypeMap
 from extract.urls import DatabaseUrl
 
@@ -115,3 +114,21 @@ def load_sample(
 def sync_table_rows(samples: Iterable[SampleTable]) -> list[str]:
     """Rows for seeds/sync_tables.csv covering every table of the sample."""
     return [f"{s.table.schema},{s.table.name},,,true" for s in samples]
+
+
+def append_to_postgres(frame: DataFrame, target: DatabaseUrl, schema: str, table: str) -> None:
+    """Append a DataFrame to an existing Postgres table over JDBC."""
+    ref = ".".join('"' + part.replace('"', '""') + '"' for part in (schema, table))
+    writer = (
+        frame.write.format("jdbc")
+        .option("url", target.jdbc_url)
+        .option("dbtable", ref)
+        .option("batchsize", "10000")
+        .option("reWriteBatchedInserts", "true")
+        # Lets Postgres cast text into uuid, time, timestamptz and similar columns.
+        .option("stringtype", "unspecified")
+        .mode("append")
+    )
+    for key, value in target.jdbc_properties().items():
+        writer = writer.option(key, value)
+    writer.save()

@@ -16,8 +16,12 @@ DEFAULT_CURSOR_CANDIDATES = "ModifiedDate,LastEditedWhen,UpdatedAt,updated_at,La
 #: Re-read this much before the committed watermark: rows stamped before the clock was
 #: read but committed after the read (late commits) are still picked up.
 DEFAULT_SAFETY_WINDOW = "5m"
-#: Rows per keyset page: each page is landed and recorded before the next is read.
-DEFAULT_PAGE_ROWS = "1000000"
+#: A batch segment over this many rows is read as several key-range partitions in parallel.
+DEFAULT_PARTITION_THRESHOLD = "1000000"
+DEFAULT_MAX_PARTITIONS = "32"
+DEFAULT_MIN_PARTITION_ROWS = "100000"
+#: Tables an `--all` run syncs at once.
+DEFAULT_MAX_PARALLEL_TRANSFERS = "2"
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"^(?P<amount>\d+(?:\.\d+)?)(?P<unit>ms|s|m|h|d)$")
 _TRUE = {"1", "true", "yes", "on"}
@@ -33,7 +37,12 @@ class Settings:
     extra_jars: tuple[str, ...]
     read_uncommitted: bool
     safety_window: timedelta
-    page_rows: int
+    partition_threshold: int
+    max_partitions: int
+    min_partition_rows: int
+    #: Set: cut every this many rows, whatever the threshold (for tests and tuning).
+    partition_rows: int | None
+    max_parallel_transfers: int
 
     @property
     def seeds_dir(self) -> Path:
@@ -88,11 +97,16 @@ def _positive(text: str, name: str) -> int:
     return int(cleaned)
 
 
+def _setting(env: Mapping[str, str], name: str, default: str) -> int:
+    return _positive(env.get(name, default), name)
+
+
 def load_settings(
     env: Mapping[str, str] | None = None,
     master: str | None = None,
     safety_window: str | None = None,
-    page_rows: str | None = None,
+    partition_rows: str | None = None,
+    parallel: str | None = None,
 ) -> Settings:
     env = os.environ if env is None else env
     window_text, window_name = (
@@ -112,5 +126,17 @@ def load_settings(
         extra_jars=tuple(j for j in env.get("TIDEMARK_JARS", "").split(":") if j),
         read_uncommitted=env.get("TIDEMARK_READ_UNCOMMITTED", "").lower() in _TRUE,
         safety_window=parse_duration(window_text, window_name),
-        page_rows=_positive(page_rows or env.get("TIDEMARK_PAGE_ROWS", DEFAULT_PAGE_ROWS), "page rows"),
+        partition_threshold=_setting(env, "PARTITION_THRESHOLD", DEFAULT_PARTITION_THRESHOLD),
+        max_partitions=_setting(env, "MAX_PARTITIONS_PER_TABLE", DEFAULT_MAX_PARTITIONS),
+        min_partition_rows=_setting(env, "MIN_PARTITION_ROWS", DEFAULT_MIN_PARTITION_ROWS),
+        partition_rows=(
+            _positive(partition_rows, "--partition-rows")
+            if partition_rows is not None
+            else (_setting(env, "PARTITION_ROWS", "") if env.get("PARTITION_ROWS", "").strip() else None)
+        ),
+        max_parallel_transfers=(
+            _positive(parallel, "--parallel")
+            if parallel is not None
+            else _setting(env, "MAX_PARALLEL_TRANSFERS", DEFAULT_MAX_PARALLEL_TRANSFERS)
+        ),
     )

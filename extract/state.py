@@ -35,8 +35,9 @@ create table if not exists _migration.run_log (
     logged_at timestamptz not null default clock_timestamp()
 );
 alter table _migration.run_log add column if not exists last_pk_synced text;
-alter table _migration.run_log add column if not exists pages_landed integer;
-alter table _migration.run_log add column if not exists page_rows bigint;
+alter table _migration.run_log add column if not exists partitions_planned integer;
+alter table _migration.run_log add column if not exists partitions_landed integer;
+alter table _migration.run_log add column if not exists rows_planned bigint;
 create index if not exists run_log_table_key on _migration.run_log (table_key, run_id);
 create table if not exists _migration.merge_log (
     merge_id bigserial primary key,
@@ -51,6 +52,18 @@ create table if not exists _migration.merge_log (
     merged_at timestamptz not null default clock_timestamp()
 );
 create index if not exists merge_log_table_key on _migration.merge_log (table_key);
+-- One row per key-range partition of a run, planned before reading; a partition's
+-- staging rows and its landed_at commit in one transaction.
+create table if not exists _migration.partition_log (
+    run_id bigint not null,
+    partition_no integer not null,
+    segment text not null,
+    start_position text,
+    end_position text,
+    rows_landed bigint,
+    landed_at timestamptz,
+    primary key (run_id, partition_no)
+);
 """
 
 _COMMITTED_WATERMARK = """
@@ -79,8 +92,9 @@ class RunRecord:
     source_filter: str | None = None
     rows_landed: int | None = None
     last_pk_synced: str | None = None
-    pages_landed: int | None = None
-    page_rows: int | None = None
+    partitions_planned: int | None = None
+    partitions_landed: int | None = None
+    rows_planned: int | None = None
     error_message: str | None = None
     ended_at: datetime | None = None
 
@@ -122,7 +136,7 @@ def append_event(conn: psycopg.Connection, run: RunRecord) -> None:
 
 
 def interrupted_run(conn: psycopg.Connection, table_key: str) -> RunRecord | None:
-    """The table's latest run, if it stopped while reading (killed) after landing at least one page."""
+    """The table's latest run, if it stopped while reading (killed) after planning its partitions."""
     columns = list(RunRecord.__dataclass_fields__)
     row = conn.execute(
         sql.SQL(
@@ -133,7 +147,7 @@ def interrupted_run(conn: psycopg.Connection, table_key: str) -> RunRecord | Non
     if row is None:
         return None
     run = RunRecord(**dict(zip(columns, row, strict=True)))
-    return run if run.status == "running" and run.last_pk_synced else None
+    return run if run.status == "running" and run.partitions_planned is not None else None
 
 
 def try_extract_lock(conn: psycopg.Connection, table_key: str) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from extract.errors import TidemarkError
 
@@ -53,7 +53,8 @@ class DatabaseUrl:
             raise TidemarkError(f"{self.display} is not a PostgreSQL database")
         auth = ""
         if self.user:
-            auth = self.user + (f":{self.password}" if self.password else "") + "@"
+            # Percent-encoded, so an @, : or / in a password cannot change the URL's meaning.
+            auth = quote(self.user, safe="") + (f":{quote(self.password, safe='')}" if self.password else "") + "@"
         return f"postgresql://{auth}{self.host}:{self.port}/{self.database}"
 
     @property

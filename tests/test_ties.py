@@ -1,4 +1,4 @@
-"""Ties on the cursor: paging in (cursor, key) order never skips a row or reads one twice."""
+"""Ties on the cursor: partitions in (cursor, key) order never skip a row or read one twice."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ TIE = "timestamp '2026-11-01 08:00:00'"
 
 @pytest.fixture
 def tied(project: Project) -> Project:
-    project.env["TIDEMARK_PAGE_ROWS"] = "7"
+    project.env["PARTITION_ROWS"] = "7"
     with project.source() as conn:
         conn.execute("create schema dbo")
         conn.execute(
@@ -38,22 +38,22 @@ def run_events(project: Project) -> list[tuple[int, str, int, int, str | None]]:
         return [
             tuple(r)
             for r in conn.execute(
-                "select run_id, status, pages_landed, rows_landed, last_pk_synced from _migration.run_log"
-                " where status <> 'failed' and pages_landed is not null order by event_id"
+                "select run_id, status, partitions_landed, rows_landed, last_pk_synced from _migration.run_log"
+                " where status <> 'failed' and partitions_landed is not null order by event_id"
             ).fetchall()
         ]
 
 
-def test_full_read_pages_by_key_without_loss_or_repeat(tied: Project) -> None:
+def test_full_read_partitions_by_key_without_loss_or_repeat(tied: Project) -> None:
     result = tied.extract("dbo.Tied")[0]
     assert result.rows_landed == 100  # a row read twice would have failed the duplicate-key check
     landed = [e for e in run_events(tied) if e[1] == "landed"]
-    assert landed[-1][2] == 15  # ceil(100 / 7) pages
+    assert landed[-1][2] == 15  # cut after rows 7, 14, ..., 98
     tied.build()
     assert_replicas_equal(tied)
 
 
-def test_incremental_pages_through_a_tie_and_null_cursors(tied: Project) -> None:
+def test_incremental_partitions_through_a_tie_and_null_cursors(tied: Project) -> None:
     tied.sync()
     with tied.source() as conn:
         # Every changed row gets the very same new stamp: one big tie across many pages.
@@ -71,7 +71,7 @@ def test_incremental_pages_through_a_tie_and_null_cursors(tied: Project) -> None
     assert_replicas_equal(tied)
     state = tied.scalar("select last_pk_synced from _migration._migration_state where source_table = 'Tied'")
     position = json.loads(state)
-    assert position["segment"] == "null cursor"
-    assert position["after"] == ["zeta", "70"]  # the greatest key among the NULL-cursor rows
+    assert position == {"segment": "null cursor", "partition": 6, "through": None}  # every partition landed
     info = json.loads(tied.scalar("select partition_info from _migration._migration_state"))
-    assert info == {"pages_landed": 5 + 1, "page_rows": 7, "rows_landed": 40}
+    # 33 changed rows cut every 7 rows: 5 partitions; the 7 NULL-cursor rows: 1.
+    assert info == {"partitions_planned": 5 + 1, "partitions_landed": 6, "rows_planned": 40, "rows_landed": 40}

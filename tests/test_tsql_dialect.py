@@ -10,8 +10,8 @@ from sqlglot import exp
 
 from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import TsqlDialect
-from extract.dialects.paging import page_end_query, page_rows_filter, page_rows_query, start_parameters
-from extract.pages import segments
+from extract.dialects.paging import boundary_query, count_query, partition_query, range_filter
+from extract.partitions import segments
 
 DIALECT = TsqlDialect()
 
@@ -44,19 +44,20 @@ WATERMARK = datetime(2026, 11, 1, 12, 30, 15, 123456)
 def page_queries(
     table: SourceTable, columns: list[tuple[SourceColumn, str]], cursor: SourceColumn | None, hint: bool = False
 ) -> list[str]:
-    """Every query one run sends for `table`: page ends without and with a start, and page rows."""
+    """Every query one run sends for `table`, per segment: its count, its partition ends, and the rows
+    of a partition closed or open at either end."""
     bound = DIALECT.cursor_lower_bound(WATERMARK, cursor) if cursor else None
     ref = DIALECT.table_ref(table.schema, table.name) + DIALECT.table_hint(hint)
     select_list = ", ".join(DIALECT.select_expression(c, t) for c, t in columns)
     queries = []
     for segment in segments(DIALECT, table, cursor, bound):
-        for has_start in (False, True):
-            queries.append(page_end_query(DIALECT, ref, segment.order, segment.base, has_start, 1000))
+        queries.append(count_query(DIALECT, ref, segment.base))
+        queries.append(boundary_query(DIALECT, ref, segment.order, segment.base))
         # Positions as the source writes them, quotes and brackets included.
-        end = tuple("it's ]2026-11-01 12:30:15.1234567" for _ in segment.order)
-        for start in (None, end):
-            where = page_rows_filter(DIALECT, segment.order, segment.base, start, end)
-            queries.append(page_rows_query(ref, select_list, where))
+        cut = tuple("it's ]2026-11-01 12:30:15.1234567" for _ in segment.order)
+        for start, end in ((None, None), (None, cut), (cut, None), (cut, cut)):
+            where = range_filter(DIALECT, segment.order, segment.base, start, end)
+            queries.append(partition_query(ref, select_list, where))
     return queries
 
 
@@ -66,7 +67,7 @@ def test_page_queries_parse_and_filter_on_the_cursor(cursor_base: str) -> None:
     key = col("Odd]Name", "nvarchar", length=50)
     table = SourceTable("Person", "Address]x", (key, cursor), ("Odd]Name",))
     queries = page_queries(table, [*COLUMNS, (cursor, "native")], cursor)
-    assert len(queries) == 8
+    assert len(queries) == 12
     bound = DIALECT.cursor_lower_bound(WATERMARK, cursor)
     for sql in queries:
         tree = parse(sql)
@@ -75,8 +76,8 @@ def test_page_queries_parse_and_filter_on_the_cursor(cursor_base: str) -> None:
         assert any(t.name == "Address]x" and t.db == "Person" for t in tables)
     changed_rows = queries[3]
     assert f"'{bound:%Y-%m-%dT%H:%M:%S.%f}" in changed_rows and "N'it''s ]2026" in changed_rows
-    assert "top (1000)" in queries[1] and queries[1].count("?") == 3
-    assert "[ModifiedDate] is null" in queries[7]
+    assert "row_number() over (order by [ModifiedDate], [Odd]]Name])" in queries[1] and queries[1].count("?") == 1
+    assert "count_big(*)" in queries[0] and "[ModifiedDate] is null" in queries[6]
 
 
 @pytest.mark.parametrize(
@@ -114,7 +115,7 @@ def test_datetime_cursor_compares_through_datetime2() -> None:
 def test_full_read_pages_by_key_and_uses_nolock_only_when_asked() -> None:
     table = SourceTable("dbo", "Users", (col("BusinessEntityID", "int"),), ("BusinessEntityID",))
     plain = page_queries(table, COLUMNS, None)
-    assert len(plain) == 4
+    assert len(plain) == 6
     assert all("nolock" not in sql and "ModifiedDate" not in sql for sql in plain)
     for sql in plain:
         parse(sql)
@@ -186,12 +187,11 @@ def test_checksum_query_parses_for_every_kind(column: SourceColumn, kind: str) -
     assert "hashbytes('MD5'" in sql and "count_big(*)" in sql
 
 
-def test_start_parameters_follow_the_placeholders() -> None:
-    order = [col("ModifiedDate", "datetime"), col("A", "int"), col("B", "int")]
-    sql = page_end_query(DIALECT, "[dbo].[T]", order, "", True, 10)
-    params = start_parameters(["c", "a", "b"])
-    assert sql.count("?") == len(params) == 5
-    assert params == ["c", "c", "a", "a", "b"]
+def test_an_open_partition_reads_every_row_of_its_segment() -> None:
+    order = [col("A", "int")]
+    assert range_filter(DIALECT, order, "", None, None) == "1 = 1"
+    assert range_filter(DIALECT, order, "[X] is null", None, None) == "[X] is null"
+    assert range_filter(DIALECT, order, "", ("5",), None) == "([A] > cast(N'5' as int))"
 
 
 def test_watermark_keeps_seven_digits_and_starts_no_later() -> None:

@@ -58,10 +58,6 @@ class Dialect(ABC):
         return ""
 
     @abstractmethod
-    def limited(self, body: str, rows: int) -> str:
-        """`select <body>` returning at most `rows` rows (body includes FROM and ORDER BY)."""
-
-    @abstractmethod
     def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
         """`column` as text that casts back to exactly the same value (a page position)."""
 
@@ -77,8 +73,11 @@ class Dialect(ABC):
         escaped = text.replace("'", "''")
         return f"cast('{escaped}' as {self.position_type(column)})"
 
+    def count_expression(self) -> str:
+        return "count(*)"
+
     def row_count_query(self, schema: str, table: str) -> str:
-        return f"select count(*) from {self.table_ref(schema, table)}"
+        return f"select {self.count_expression()} from {self.table_ref(schema, table)}"
 
     @abstractmethod
     def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:

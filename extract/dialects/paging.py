@@ -1,11 +1,11 @@
-"""Keyset pages over a source table, in (cursor, key) order or key order.
+"""Key-range partitions over a source table, in (cursor, key) order or key order.
 
-A page is the half-open range (start, end] of positions. Its end is found first by a
-small query that reads only the ordering columns, with the start bound as ?
-parameters; the rows of the page are then read by Spark with both ends as typed
-literals of the source's own text for them, so a position round-trips exactly, whatever
-the precision of the column. Keys are unique, so a tie on the cursor can never make a
-row fall between two pages or into both.
+A partition is the half-open range (start, end] of positions. The ends of all
+partitions come from one query that numbers the rows in order and keeps every n-th
+position, as the source's own text; Spark then reads each partition with both ends
+as typed literals of that text, so a position round-trips exactly, whatever the
+precision of the column. Keys are unique, so a tie on the cursor can never make a
+row fall between two partitions or into both.
 """
 
 from __future__ import annotations
@@ -34,49 +34,50 @@ def at_most(dialect: Dialect, columns: Sequence[SourceColumn], values: Sequence[
     return _lexicographic(dialect, columns, values, "<=")
 
 
-def start_parameters(start: Sequence[str]) -> list[str]:
-    """The ? values of page_end_query's start bound, in the order `after` uses them (all but the last twice)."""
-    return [value for value in start[:-1] for _ in (0, 1)] + list(start[-1:])
-
-
 def _where(parts: Sequence[str]) -> str:
     kept = [p for p in parts if p]
     return (" where " + " and ".join(kept)) if kept else ""
 
 
-def page_end_query(
-    dialect: Dialect,
-    table_ref: str,
-    order: Sequence[SourceColumn],
-    base: str,
-    has_start: bool,
-    rows: int,
-) -> str:
-    """The position of the last row of the next page, as the source's text; start bound as ? parameters."""
-    start = after(dialect, order, [dialect.position_parameter(c) for c in order]) if has_start else ""
+def count_query(dialect: Dialect, table_ref: str, base: str) -> str:
+    """The number of rows a segment holds (its filter applied)."""
+    return f"select {dialect.count_expression()} from {table_ref}{_where([base])}"
+
+
+def boundary_query(dialect: Dialect, table_ref: str, order: Sequence[SourceColumn], base: str) -> str:
+    """The position of every ?-th row of a segment in `order`, as the source's text: partition ends.
+
+    One scan and one sort, whatever the number of partitions; the step is a ? parameter.
+    """
     names = ", ".join(dialect.quote(c.name) for c in order)
-    inner = dialect.limited(f"{names} from {table_ref}{_where([base, start])} order by {names}", rows)
-    # Qualified, so ORDER BY sorts the typed columns, not the text outputs of the same names.
-    descending = ", ".join(f"page.{dialect.quote(c.name)} desc" for c in order)
-    texts = ", ".join(f"{dialect.position_text(c, 'page.')} as position_{i}" for i, c in enumerate(order, start=1))
-    return dialect.limited(f"{texts} from ({inner}) as page order by {descending}", 1)
+    texts = ", ".join(f"{dialect.position_text(c, 'ranked.')} as position_{i}" for i, c in enumerate(order, start=1))
+    ranked = f"select {names}, row_number() over (order by {names}) as tidemark_row from {table_ref}{_where([base])}"
+    return (
+        f"select {texts} from ({ranked}) as ranked"
+        " where ranked.tidemark_row % cast(? as bigint) = 0 order by ranked.tidemark_row"
+    )
 
 
-def page_rows_query(table_ref: str, select_list: str, where: str) -> str:
+def partition_query(table_ref: str, select_list: str, where: str) -> str:
     return f"select {select_list} from {table_ref} where {where}"
 
 
-def page_rows_filter(
+def range_filter(
     dialect: Dialect,
     order: Sequence[SourceColumn],
     base: str,
     start: Sequence[str] | None,
-    end: Sequence[str],
+    end: Sequence[str] | None,
 ) -> str:
-    """The WHERE condition of one page's rows: base, after start, up to and including end."""
-    literal = [dialect.position_literal(text, column) for text, column in zip(end, order, strict=True)]
-    parts = [base, at_most(dialect, order, literal)]
+    """The WHERE condition of one partition's rows: base, after start, up to and including end.
+
+    A missing start or end leaves that side open; "1 = 1" when nothing filters.
+    """
+    parts = [base]
     if start is not None:
         begin = [dialect.position_literal(text, column) for text, column in zip(start, order, strict=True)]
-        parts.insert(1, after(dialect, order, begin))
-    return " and ".join(p for p in parts if p)
+        parts.append(after(dialect, order, begin))
+    if end is not None:
+        literal = [dialect.position_literal(text, column) for text, column in zip(end, order, strict=True)]
+        parts.append(at_most(dialect, order, literal))
+    return " and ".join(p for p in parts if p) or "1 = 1"

@@ -94,9 +94,6 @@ class PostgresDialect(Dialect):
     def text_expression(self, column: SourceColumn) -> str:
         return f"cast({self.quote(column.name)} as text)"
 
-    def limited(self, body: str, rows: int) -> str:
-        return f"select {body} limit {int(rows)}"
-
     def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
         return f"cast({qualifier}{self.quote(column.name)} as text)"
 

@@ -118,8 +118,8 @@ class TsqlDialect(Dialect):
             return f"convert(varchar(34), {quoted}, 121)"
         return f"convert(nvarchar(max), {quoted})"
 
-    def row_count_query(self, schema: str, table: str) -> str:
-        return f"select count_big(*) from {self.table_ref(schema, table)}"
+    def count_expression(self) -> str:
+        return "count_big(*)"
 
     def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
         quoted = self.quote(column.name)
@@ -156,9 +156,6 @@ class TsqlDialect(Dialect):
             f"select count_big(*), cast(coalesce(sum({row_hash}), 0) as varchar(40)) "
             f"from {self.table_ref(schema, table)}"
         )
-
-    def limited(self, body: str, rows: int) -> str:
-        return f"select top ({int(rows)}) {body}"
 
     def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
         quoted = qualifier + self.quote(column.name)

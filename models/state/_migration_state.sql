@@ -92,11 +92,12 @@ select
     latest_merge.rows_deleted,
     latest_run.last_pk_synced,
     case
-        when latest_run.pages_landed is not null
+        when latest_run.partitions_planned is not null
             then
                 json_build_object(
-                    'pages_landed', latest_run.pages_landed,
-                    'page_rows', latest_run.page_rows,
+                    'partitions_planned', latest_run.partitions_planned,
+                    'partitions_landed', latest_run.partitions_landed,
+                    'rows_planned', latest_run.rows_planned,
                     'rows_landed', latest_run.rows_landed
                 )::text
     end as partition_info,
