@@ -8,6 +8,7 @@ import psycopg
 from psycopg import sql
 
 from extract.naming import TargetNames
+from extract.state import DDL_LOCK
 from extract.typemap import MappedColumn
 
 RUN_ID_COLUMN = "_tidemark_run_id"
@@ -35,6 +36,7 @@ def ensure_tables(
     ]
     key_ids = sql.SQL(", ").join(sql.Identifier(k.lower()) for k in key)
     with conn.transaction():
+        conn.execute(DDL_LOCK)  # tables synced at once share a schema
         conn.execute(sql.SQL("create schema if not exists {}").format(schema))
         conn.execute(
             sql.SQL("create unlogged table if not exists {}.{} ({})").format(

@@ -9,6 +9,8 @@ import psycopg
 from psycopg import sql
 
 STATE_SCHEMA = "_migration"
+#: Serialises DDL between extracts running at once: CREATE ... IF NOT EXISTS races on the catalog.
+DDL_LOCK = "select pg_advisory_xact_lock(hashtext('tidemark:ddl'))"
 
 _DDL = """
 create schema if not exists _migration;
@@ -101,8 +103,7 @@ class RunRecord:
 
 def ensure_state_schema(conn: psycopg.Connection) -> None:
     with conn.transaction():
-        # Serialise first-time creation between parallel extracts.
-        conn.execute("select pg_advisory_xact_lock(hashtext('tidemark:ddl'))")
+        conn.execute(DDL_LOCK)
         conn.execute(_DDL)
 
 

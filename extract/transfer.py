@@ -78,8 +78,12 @@ def land_partitions(
 
     def watch() -> None:
         with psycopg.connect(target.libpq_url, autocommit=True) as conn:
-            seen: Progress | None = None
+            seen = progress(conn, run_id)
             while not stop.wait(POLL_SECONDS):
+                if failures:
+                    # Cancelling reaches only jobs already submitted: repeat until collect() returns.
+                    context.cancelJobGroup(group)
+                    continue
                 current = progress(conn, run_id)
                 if current == seen:
                     continue
@@ -89,7 +93,6 @@ def land_partitions(
                 except BaseException as exc:  # handed to the main thread, which re-raises it
                     failures.append(exc)
                     context.cancelJobGroup(group)
-                    return
 
     watcher = threading.Thread(target=watch, name=f"tidemark-watch-{run_id}", daemon=True)
     context.setJobGroup(group, f"tidemark run {run_id}: {len(pending)} partition(s)", interruptOnCancel=True)

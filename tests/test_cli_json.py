@@ -28,7 +28,7 @@ def test_json_summary_and_exit_code_when_one_table_fails(demo: Project) -> None:
     assert result.returncode == 1
     summary = json.loads(result.stdout)
     by_table = {entry["table"]: entry for entry in summary["tables"]}
-    assert summary["failed"] == 1
+    assert summary["failed"] == 1, result.stdout + result.stderr[-3000:]
     assert by_table["dbo.Vanished"]["status"] == "failed"
     assert "unknown table 'dbo.Vanished'" in by_table["dbo.Vanished"]["error"]
     landed = {t: e for t, e in by_table.items() if e["status"] == "landed"}

@@ -15,13 +15,13 @@ import pytest
 from tests.conftest import REPO, Project
 from tests.replica_check import assert_replicas_equal
 
-ROWS = 6000
-PAGE_ROWS = 400
+ROWS = 30_000
+PARTITION_ROWS = 500  # 60 partitions: landing takes a few seconds on two cores, time enough to be killed
 
 
 @pytest.fixture
 def big(project: Project) -> Project:
-    project.env["TIDEMARK_PAGE_ROWS"] = str(PAGE_ROWS)
+    project.env["PARTITION_ROWS"] = str(PARTITION_ROWS)
     with project.source() as conn:
         conn.execute("create schema dbo")
         conn.execute(
@@ -36,38 +36,48 @@ def big(project: Project) -> Project:
     return project
 
 
-def _extract_killed_after(project: Project, pages: int, extra_delay: float) -> bool:
-    """Run the extract CLI; kill -9 it once `pages` pages are reported. True if it finished first."""
+def _extract_killed_after(project: Project, reports: int, extra_delay: float) -> bool:
+    """Run the extract CLI; kill -9 it at its `reports`-th progress report. True if it finished first."""
     env = {**os.environ, **project.env}
     process = subprocess.Popen(
         [sys.executable, "-m", "extract", "--table", "dbo.Big"],
         cwd=REPO,
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
     )
-    assert process.stdout is not None
-    for line in process.stdout:
-        if f"page {pages} landed" in line:
-            time.sleep(extra_delay)  # somewhere inside the next page's read or landing
+    assert process.stderr is not None
+    seen = 0
+    for line in process.stderr:
+        seen += "partitions landed" in line
+        if seen == reports:
+            time.sleep(extra_delay)  # somewhere inside the landing of the next partitions
             process.send_signal(signal.SIGKILL)  # a no-op if it has just finished
             break
     return process.wait() == 0
 
 
+def landed_partitions(project: Project) -> int:
+    return int(project.scalar("select count(*) from _migration.partition_log where landed_at is not null"))
+
+
 def test_kill_nine_during_extract_and_merge(big: Project) -> None:
     rng = random.Random(20261122)
     kills = 0
-    for pages in sorted(rng.sample(range(2, ROWS // PAGE_ROWS), 3)):
-        finished = _extract_killed_after(big, pages, rng.uniform(0.0, 0.4))
+    landed = [0]
+    for _ in range(3):
+        finished = _extract_killed_after(big, rng.randint(1, 2), rng.uniform(0.0, 0.4))
         kills += not finished
         status = big.scalar("select status from _migration.run_log order by event_id desc limit 1")
         assert status == ("landed" if finished else "running")
-    assert kills >= 2
+        landed.append(landed_partitions(big))
+    assert landed == sorted(landed)  # a resumed run keeps what landed before it was killed
+    assert kills >= 2, landed
     run_ids = big.scalar("select array_agg(distinct run_id) from _migration.run_log")
     assert len(run_ids) == 1  # every restart resumed the same run
     assert _extract_killed_after(big, 10_000, 0)  # the last one runs to the end
+    assert big.scalar("select bool_and(landed_at is not null) from _migration.partition_log")
 
     # Kill dbt while it merges; the merge is one transaction, so it either committed or left no trace.
     env = {**os.environ, **big.env, "DBT_PROFILES_DIR": str(big.root)}

@@ -1,4 +1,4 @@
-"""A run killed after some pages goes on from its last recorded page, with the same watermark."""
+"""A run killed after some partitions landed goes on with the rest, with the same watermark."""
 
 from __future__ import annotations
 
@@ -17,30 +17,59 @@ class Killed(BaseException):
     """Stands in for kill -9: nothing in the extract gets to handle it."""
 
 
-def test_killed_run_resumes_after_its_last_recorded_page(tied: Project) -> None:
-    staging = f'"demo__{tied.source_db}__dbo".stg__tied'
+def landed_partitions(project: Project, run_id: int) -> dict[int, object]:
+    with project.target() as conn:
+        rows = conn.execute(
+            "select partition_no, landed_at from _migration.partition_log where run_id = %s and landed_at is not null",
+            (run_id,),
+        ).fetchall()
+    return {number: at for number, at in rows}
 
-    def die_during_page_four(event: str, details: dict[str, Any]) -> None:
+
+def test_killed_run_resumes_with_the_partitions_not_landed(tied: Project) -> None:
+    staging = f'"demo__{tied.source_db}__dbo".stg__tied'
+    holder = tied.target()
+    holder.autocommit = False
+
+    def hold_partitions_8_and_up(event: str, details: dict[str, Any]) -> None:
         run = details["run"]
-        if event == "page" and run.pages_landed == 3:
-            with tied.target() as conn:  # page 4 half written when the process died
+        if event == "planned":
+            # Their tasks copy their rows, then wait to mark the partition landed: the cores fill up.
+            holder.execute(
+                "select 1 from _migration.partition_log where run_id = %s and partition_no >= 8 for update",
+                (run.run_id,),
+            )
+        if event == "partition":
+            with tied.target() as conn:  # a partition half written when the process died
                 conn.execute(
-                    f"""insert into {staging} select region, id, val, modifieddate, _tidemark_run_id, 4
-                    from {staging} where _tidemark_run_id = %s and _tidemark_page = 3 limit 2""",
+                    f"""insert into {staging} select region, id, val, modifieddate, _tidemark_run_id, 999
+                    from {staging} where _tidemark_run_id = %s limit 2""",
                     (run.run_id,),
                 )
             raise Killed
 
     with pytest.raises(Killed):
-        tied.extract("dbo.Tied", observer=die_during_page_four)
+        tied.extract("dbo.Tied", observer=hold_partitions_8_and_up)
+    with tied.target() as conn:  # the waiting tasks die with the process
+        conn.execute(
+            "select pg_terminate_backend(pid) from pg_stat_activity"
+            " where wait_event_type = 'Lock' and datname = current_database()"
+        )
+    holder.rollback()
+    holder.close()
     first = tied.scalar("select max(run_id) from _migration.run_log")
-    assert tied.scalar("select rows_landed from _migration.run_log order by event_id desc limit 1") == 21
+    assert tied.scalar("select status from _migration.run_log order by event_id desc limit 1") == "running"
+    before = landed_partitions(tied, first)
+    assert before and max(before) < 8
 
     events: list[str] = []
     result = tied.extract("dbo.Tied", observer=lambda event, details: events.append(event))[0]
-    assert events[0] == "resume" and "watermark" not in events
+    assert events[0] == "resume" and "watermark" not in events and "planned" not in events
     assert result.run_id == first
-    assert result.rows_landed == 100  # 21 kept, 79 read after page 3; the half page was dropped
+    assert result.rows_landed == 100  # the half partition was dropped; a repeat would fail the key check
+    after = landed_partitions(tied, first)
+    assert len(after) == 15
+    assert {n: after[n] for n in before} == before  # landed partitions were not read again
     tied.build()
     assert_replicas_equal(tied)
     assert tied.scalar("select run_ids from _migration.merge_log") == [first]
@@ -48,12 +77,13 @@ def test_killed_run_resumes_after_its_last_recorded_page(tied: Project) -> None:
 
 
 def test_a_failed_run_is_not_resumed(tied: Project) -> None:
-    def fail_on_page_two(event: str, details: dict[str, Any]) -> None:
-        if event == "page" and details["run"].pages_landed == 2:
+    def fail_once_a_partition_landed(event: str, details: dict[str, Any]) -> None:
+        if event == "partition":
             raise RuntimeError("network reset")
 
-    with pytest.raises(RuntimeError):
-        tied.extract("dbo.Tied", observer=fail_on_page_two)
+    with pytest.raises(RuntimeError, match="network reset"):
+        tied.extract("dbo.Tied", observer=fail_once_a_partition_landed)
+    assert tied.scalar("select status from _migration.run_log order by event_id desc limit 1") == "failed"
     events: list[str] = []
     result = tied.extract("dbo.Tied", observer=lambda event, details: events.append(event))[0]
     assert events[0] == "start"
