@@ -11,7 +11,7 @@ export XDG_RUNTIME_DIR ?= /tmp/tidemark-runtime-$(shell id -u)
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ENV := source .tidemark/demo.env &&
 
-.PHONY: install demo stop test lint typecheck sqlfluff docs clean
+.PHONY: install demo stop test bench bench-peers lint typecheck sqlfluff docs clean
 
 install: $(STAMP) $(JDBC_JAR)
 
@@ -51,6 +51,22 @@ test: install
 	$(BIN)/ruff check extract tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
+
+# Not part of `make test`: 10M rows by default (BENCH_ROWS=1000000 make bench for a quick run).
+BENCH_VENV := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.installed
+
+bench-peers: $(BENCH_STAMP)
+
+$(BENCH_STAMP): requirements-bench.txt constraints-bench.txt
+	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints-bench.txt \
+		-r requirements-bench.txt
+	@touch $@
+
+bench: install bench-peers
+	mkdir -p $(XDG_RUNTIME_DIR)
+	$(BIN)/python -m bench --rows $${BENCH_ROWS:-10000000}
 
 docs: install
 	$(ENV) $(BIN)/dbt docs generate && $(ENV) $(BIN)/dbt docs serve --port 8080

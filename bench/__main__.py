@@ -1,0 +1,179 @@
+"""`python -m bench [--rows N]`: one run, same rows, every figure measured in it.
+
+Starts its own PostgreSQL (durable settings, data under .tidemark/bench-pg), generates
+bench.Items in a source database, then measures raw COPY, tidemark's full and
+incremental syncs, dlt's and Sling's on the same workload, and the three merge
+strategies. Prints the figures and writes them to bench/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from bench import baseline, merge_strategies, report, workload
+from bench.peers import runner
+from bench.tidemark_sync import REPO, Sync, TidemarkProject
+from extract import server
+
+SOURCE_DB = "bench_source"
+TARGET_DB = "bench_target"
+
+
+def _say(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+def _fresh_databases(admin_url: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        for name in (SOURCE_DB, TARGET_DB):
+            admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+            admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+
+
+def _sync_figures(sync: Sync) -> dict[str, Any]:
+    return {
+        "seconds": sync.seconds,
+        "extract_seconds": sync.extract.seconds,
+        "merge_seconds": sync.merge.seconds,
+        "landing_seconds": sync.landing_seconds,
+        "merge_statement_seconds": sync.merge_seconds,
+        "rows_landed": sync.rows_landed,
+        "rows_inserted": sync.rows_inserted,
+        "rows_updated": sync.rows_updated,
+        "rows_unchanged": sync.rows_unchanged,
+        "peak_rss_driver": sync.extract.peak_rss_main,
+        "peak_rss_children": sync.extract.peak_rss_children,
+    }
+
+
+def _count(url: str, table: str) -> int:
+    with psycopg.connect(url) as conn:
+        row = conn.execute(f"select count(*) from {table}").fetchone()  # our fixed names only
+    return int(row[0]) if row else 0
+
+
+def _memory_probe(work: Path, env: dict[str, str], admin_url: str, urls: tuple[str, str], rows: int) -> dict[str, Any]:
+    """A full extract of `rows` rows in a fresh project: the peak memory of its processes."""
+    _fresh_databases(admin_url)
+    with psycopg.connect(urls[0], autocommit=True) as conn:
+        workload.create(conn, rows)
+    project = TidemarkProject(work / "tidemark-probe", env, urls[1])
+    extracted = project.extract()
+    return {"rows": rows, "peak_rss_driver": extracted.peak_rss_main, "peak_rss_children": extracted.peak_rss_children}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--rows", type=int, default=int(os.environ.get("BENCH_ROWS", "10000000")))
+    parser.add_argument("--percent", type=int, default=1, help="share of rows changed for the incremental sync")
+    parser.add_argument("--no-peers", action="store_true", help="leave dlt and Sling out")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    args = parser.parse_args()
+    if args.rows < 1000 or not 1 <= args.percent <= 50:
+        parser.error(f"--rows must be at least 1000 (not {args.rows}) and --percent 1 to 50 (not {args.percent})")
+    missing = None if args.no_peers else runner.available()
+    if missing:
+        parser.error(f"the peers are not installed ({missing}): run `make bench`, or pass --no-peers")
+
+    work = REPO / ".tidemark" / "bench"
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(work / "runtime"))
+    admin_url = server.start(REPO / ".tidemark" / "bench-pg", server.free_port())
+    source_url = admin_url.rsplit("/", 1)[0] + "/" + SOURCE_DB
+    target_url = admin_url.rsplit("/", 1)[0] + "/" + TARGET_DB
+    port = admin_url.rsplit(":", 1)[1].split("/", 1)[0]
+    env = {
+        **os.environ,
+        "TIDEMARK_SOURCE_URL": source_url,
+        "TIDEMARK_TARGET_URL": target_url,
+        "TIDEMARK_TARGET_HOST": "127.0.0.1",
+        "TIDEMARK_TARGET_PORT": port,
+        "TIDEMARK_TARGET_USER": server.SUPERUSER,
+        "TIDEMARK_TARGET_DBNAME": TARGET_DB,
+    }
+    results: dict[str, Any] = {"rows": args.rows, "percent_changed": args.percent, "machine": report.machine()}
+    try:
+        small = max(1000, args.rows // 10)
+        _say(f"memory probe: full extract of {small:,} rows")
+        memory = [_memory_probe(work, env, admin_url, (source_url, target_url), small)]
+
+        _fresh_databases(admin_url)
+        _say(f"generating {args.rows:,} rows in {SOURCE_DB}.bench.\"Items\"")
+        with psycopg.connect(source_url, autocommit=True) as conn:
+            workload.create(conn, args.rows)
+            version = conn.execute("show server_version").fetchone()
+        results["machine"]["postgres"] = version[0] if version else "?"
+
+        _say("raw COPY FROM STDIN into an UNLOGGED table (the baseline)")
+        copied, copy_seconds = baseline.raw_copy_seconds(source_url, target_url, work)
+        results["raw_copy"] = {"rows": copied, "seconds": copy_seconds, "rows_per_second": report.rate(copied, copy_seconds)}
+
+        _say("tidemark: full first sync (extract, then dbt run of the replica)")
+        project = TidemarkProject(work / "tidemark", env, target_url)
+        full = project.sync()
+        memory.append({"rows": args.rows, "peak_rss_driver": full.extract.peak_rss_main,
+                       "peak_rss_children": full.extract.peak_rss_children})
+        results["driver_memory"] = memory
+
+        peers = [] if args.no_peers else [runner.Dlt(work, source_url, target_url), runner.Sling(work, source_url, target_url)]
+        peer_full = {}
+        for peer in peers:
+            _say(f"{peer.name}: full first sync")
+            peer_full[peer.name] = peer.sync()
+
+        _say(f"changing {args.percent}% of the source rows")
+        with psycopg.connect(source_url, autocommit=True) as conn:
+            changed = workload.change(conn, args.percent)
+        results["rows_changed"] = changed
+
+        _say("tidemark: incremental sync")
+        incremental = project.sync()
+        if incremental.rows_updated != changed:
+            raise RuntimeError(f"tidemark updated {incremental.rows_updated:,} rows, the source changed {changed:,}")
+        results["tidemark"] = {
+            "full": {**_sync_figures(full), "rows_per_second": report.rate(args.rows, full.seconds)},
+            "incremental": _sync_figures(incremental),
+            "landing_seconds": full.landing_seconds,
+            "landing_rows_per_second": report.rate(full.rows_landed, full.landing_seconds),
+        }
+        source_rows = _count(source_url, 'bench."Items"')
+        schema, table = project.replica()
+        replica_rows = _count(target_url, f'"{schema}"."{table}"')
+        if replica_rows != source_rows:
+            raise RuntimeError(f"the replica holds {replica_rows:,} rows, the source {source_rows:,}")
+
+        results["peers"] = {}
+        for peer in peers:
+            _say(f"{peer.name}: incremental sync")
+            second = peer.sync()
+            if second.rows_in_target != source_rows:
+                raise RuntimeError(f"{peer.name} holds {second.rows_in_target:,} rows, the source {source_rows:,}")
+            results["peers"][peer.name] = {
+                "name": peer.name,
+                "full": {"seconds": peer_full[peer.name].measured.seconds},
+                "incremental": {"seconds": second.measured.seconds},
+            }
+
+        _say("merge strategies on a batch of every row")
+        results["merge_strategies"] = [
+            asdict(r) for r in merge_strategies.compare(work, env, target_url, (schema, table), args.percent)
+        ]
+    finally:
+        server.stop(REPO / ".tidemark" / "bench-pg")
+    report.print_report(results)
+    path = report.write(results, args.out)
+    print(f"\nwritten to {path.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

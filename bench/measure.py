@@ -1,0 +1,81 @@
+"""Run a command and measure it: wall time, and the peak memory of its process and of its children."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+SAMPLE_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class Measured:
+    seconds: float
+    #: Peak resident memory of the process started (the Python driver, for tidemark).
+    peak_rss_main: int
+    #: Peak resident memory of everything it started, summed at each sample (JVM, Python workers).
+    peak_rss_children: int
+    output: str
+
+
+class _PeakSampler:
+    def __init__(self, pid: int) -> None:
+        self.process = psutil.Process(pid)
+        self.main = 0
+        self.children = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self.stop.wait(SAMPLE_SECONDS):
+            try:
+                self.main = max(self.main, self.process.memory_info().rss)
+                total = 0
+                for child in self.process.children(recursive=True):
+                    try:
+                        total += child.memory_info().rss
+                    except psutil.Error:
+                        continue
+                self.children = max(self.children, total)
+            except psutil.Error:
+                return
+
+
+def run(command: Sequence[str], env: Mapping[str, str], cwd: Path, label: str) -> Measured:
+    """Run `command` to the end; a non-zero exit stops the benchmark with its output."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        list(command), env=dict(env), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    sampler = _PeakSampler(process.pid)
+    sampler.thread.start()
+    output, _ = process.communicate()
+    seconds = time.perf_counter() - started
+    sampler.stop.set()
+    sampler.thread.join()
+    if process.returncode != 0:
+        raise RuntimeError(f"{label} failed (exit {process.returncode}):\n{output[-4000:]}")
+    return Measured(seconds, sampler.main, sampler.children, output)
+
+
+def timed(label: str) -> _Timer:
+    return _Timer(label)
+
+
+class _Timer:
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.seconds = 0.0
+
+    def __enter__(self) -> _Timer:
+        self._started = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self._started
