@@ -48,7 +48,7 @@ stop: install
 
 test: install
 	mkdir -p $(XDG_RUNTIME_DIR)
-	$(BIN)/ruff check extract tests
+	$(BIN)/ruff check extract tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 

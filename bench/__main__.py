@@ -107,7 +107,7 @@ def main() -> int:
         memory = [_memory_probe(work, env, admin_url, (source_url, target_url), small)]
 
         _fresh_databases(admin_url)
-        _say(f"generating {args.rows:,} rows in {SOURCE_DB}.bench.\"Items\"")
+        _say(f'generating {args.rows:,} rows in {SOURCE_DB}.bench."Items"')
         with psycopg.connect(source_url, autocommit=True) as conn:
             workload.create(conn, args.rows)
             version = conn.execute("show server_version").fetchone()
@@ -115,16 +115,22 @@ def main() -> int:
 
         _say("raw COPY FROM STDIN into an UNLOGGED table (the baseline)")
         copied, copy_seconds = baseline.raw_copy_seconds(source_url, target_url, work)
-        results["raw_copy"] = {"rows": copied, "seconds": copy_seconds, "rows_per_second": report.rate(copied, copy_seconds)}
+        copy_rate = report.rate(copied, copy_seconds)
+        results["raw_copy"] = {"rows": copied, "seconds": copy_seconds, "rows_per_second": copy_rate}
 
         _say("tidemark: full first sync (extract, then dbt run of the replica)")
         project = TidemarkProject(work / "tidemark", env, target_url)
         full = project.sync()
-        memory.append({"rows": args.rows, "peak_rss_driver": full.extract.peak_rss_main,
-                       "peak_rss_children": full.extract.peak_rss_children})
+        memory.append(
+            {
+                "rows": args.rows,
+                "peak_rss_driver": full.extract.peak_rss_main,
+                "peak_rss_children": full.extract.peak_rss_children,
+            }
+        )
         results["driver_memory"] = memory
 
-        peers = [] if args.no_peers else [runner.Dlt(work, source_url, target_url), runner.Sling(work, source_url, target_url)]
+        peers = [] if args.no_peers else [kind(work, source_url, target_url) for kind in (runner.Dlt, runner.Sling)]
         peer_full = {}
         for peer in peers:
             _say(f"{peer.name}: full first sync")

@@ -12,7 +12,7 @@ BLOCK = 1 << 20
 
 _TABLE = """
 create unlogged table bench_baseline.items (
-    id bigint, customerid integer, amount numeric(12, 2), status varchar(12), note varchar(40),
+    id bigint, customerid integer, amount numeric(12, 2), status varchar(12), note varchar(60),
     modifieddate timestamp(3)
 )
 """
@@ -25,10 +25,13 @@ def raw_copy_seconds(source_url: str, target_url: str, work: Path) -> tuple[int,
     ingest speed: the ceiling for any landing, which must also read the source.
     """
     with tempfile.NamedTemporaryFile(dir=work, suffix=".copy") as dump:
-        with psycopg.connect(source_url) as source, source.cursor() as cursor:
-            with cursor.copy('copy bench."Items" to stdout') as copy:
-                for block in copy:
-                    dump.write(block)
+        with (
+            psycopg.connect(source_url) as source,
+            source.cursor() as cursor,
+            cursor.copy('copy bench."Items" to stdout') as copy,
+        ):
+            for block in copy:
+                dump.write(block)
         dump.flush()
         dump.seek(0)
         with psycopg.connect(target_url, autocommit=True) as target:

@@ -85,7 +85,7 @@ def _prepare(conn: psycopg.Connection, replica: sql.Composable, percent: int) ->
     conn.execute(sql.SQL("create schema {}").format(schema))
     conn.execute(sql.SQL("create unlogged table {}.batch as select * from {}").format(schema, replica))
     conn.execute(
-        sql.SQL("update {}.batch set amount = amount + 1, status = 'recounted' where id % %s = 0").format(schema),
+        sql.SQL("update {}.batch set amount = amount + 1, status = 'recounted' where id %% %s = 0").format(schema),
         (100 // percent,),
     )
     for strategy in STRATEGIES:
@@ -93,9 +93,6 @@ def _prepare(conn: psycopg.Connection, replica: sql.Composable, percent: int) ->
         conn.execute(sql.SQL("create table {}.{} (like {} including all)").format(schema, name, replica))
         conn.execute(sql.SQL("insert into {}.{} select * from {}").format(schema, name, replica))
         conn.execute(sql.SQL("alter table {}.{} set (autovacuum_enabled = false)").format(schema, name))
-        # distinct_merge clears the staging rows it merged: an empty staging table beside the target.
-        staging = sql.Identifier("stg__" + _model_name(strategy))
-        conn.execute(sql.SQL("create table {}.{} (_tidemark_run_id bigint)").format(schema, staging))
     conn.execute(sql.SQL("vacuum analyze {}.batch").format(schema))
     for strategy in STRATEGIES:
         conn.execute(sql.SQL("vacuum analyze {}.{}").format(schema, sql.Identifier(_model_name(strategy))))
@@ -118,7 +115,9 @@ def _table_stats(conn: psycopg.Connection, name: str) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def compare(work: Path, env: dict[str, str], target_url: str, replica: tuple[str, str], percent: int) -> list[StrategyResult]:
+def compare(
+    work: Path, env: dict[str, str], target_url: str, replica: tuple[str, str], percent: int
+) -> list[StrategyResult]:
     root = work / "merge-cmp"
     _write_project(root)
     env = {**env, "DBT_PROFILES_DIR": str(root), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}

@@ -42,25 +42,29 @@ def print_table(title: str, header: tuple[str, ...], rows: list[tuple[Any, ...]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     print(f"\n{title}")
     for index, row in enumerate(cells):
-        print("  " + "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+        padded = [c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        print("  " + "  ".join(padded))
         if index == 0:
             print("  " + "  ".join("-" * w for w in widths))
 
 
+def _step(label: str, seconds: float, rows: int, base: float) -> tuple[str, str, str, str]:
+    speed = rate(rows, seconds)
+    return (label, f"{seconds:.1f}", f"{speed:,.0f}", f"{speed / base:.2f}")
+
+
 def print_report(results: dict[str, Any]) -> None:
     rows = results["rows"]
-    base = results["raw_copy"]["rows_per_second"]
+    copy = results["raw_copy"]
+    base = copy["rows_per_second"]
     t = results["tidemark"]
+    full = t["full"]
     lines = [
-        ("raw COPY FROM STDIN (baseline)", f"{results['raw_copy']['seconds']:.1f}", f"{base:,.0f}", "1.00"),
-        ("tidemark landing (in-run)", f"{t['landing_seconds']:.1f}", f"{t['landing_rows_per_second']:,.0f}",
-         f"{t['landing_rows_per_second'] / base:.2f}"),
-        ("tidemark extract (process)", f"{t['full']['extract_seconds']:.1f}", f"{rate(rows, t['full']['extract_seconds']):,.0f}",
-         f"{rate(rows, t['full']['extract_seconds']) / base:.2f}"),
-        ("tidemark merge (dbt run)", f"{t['full']['merge_seconds']:.1f}", f"{rate(rows, t['full']['merge_seconds']):,.0f}",
-         f"{rate(rows, t['full']['merge_seconds']) / base:.2f}"),
-        ("tidemark full sync, end to end", f"{t['full']['seconds']:.1f}", f"{t['full']['rows_per_second']:,.0f}",
-         f"{t['full']['rows_per_second'] / base:.2f}"),
+        _step("raw COPY FROM STDIN (baseline)", copy["seconds"], copy["rows"], base),
+        _step("tidemark landing (in-run)", t["landing_seconds"], full["rows_landed"], base),
+        _step("tidemark extract (process)", full["extract_seconds"], rows, base),
+        _step("tidemark merge (dbt run)", full["merge_seconds"], rows, base),
+        _step("tidemark full sync, end to end", full["seconds"], rows, base),
     ]
     print_table(f"Full first sync of {rows:,} rows", ("step", "seconds", "rows/s", "x COPY"), lines)
 
@@ -72,8 +76,15 @@ def print_report(results: dict[str, Any]) -> None:
         f"Full and incremental ({results['percent_changed']}% changed) syncs, end to end",
         ("tool", "full s", "full rows/s", "incr s", "incr / full", "full vs tidemark", "incr vs tidemark"),
         [
-            (name, f"{full:.1f}", f"{rate(rows, full):,.0f}", f"{incremental:.1f}", f"{incremental / full:.1%}",
-             f"{full / ours_full:.2f}x", f"{incremental / ours_incremental:.2f}x")
+            (
+                name,
+                f"{full:.1f}",
+                f"{rate(rows, full):,.0f}",
+                f"{incremental:.1f}",
+                f"{incremental / full:.1%}",
+                f"{full / ours_full:.2f}x",
+                f"{incremental / ours_incremental:.2f}x",
+            )
             for name, full, incremental in syncs
         ],
     )
@@ -81,7 +92,13 @@ def print_report(results: dict[str, Any]) -> None:
         f"Applying a batch of all {rows:,} rows, {results['percent_changed']}% changed",
         ("strategy", "seconds", "WAL", "dead tuples", "rows written"),
         [
-            (s["strategy"], f"{s['seconds']:.1f}", _mib(s["wal_bytes"]), f"{s['dead_tuples']:,}", f"{s['rows_changed_in_target']:,}")
+            (
+                s["strategy"],
+                f"{s['seconds']:.1f}",
+                _mib(s["wal_bytes"]),
+                f"{s['dead_tuples']:,}",
+                f"{s['rows_changed_in_target']:,}",
+            )
             for s in results["merge_strategies"]
         ],
     )

@@ -16,7 +16,7 @@ create table bench."Items" (
     "CustomerId" integer not null,
     "Amount" numeric(12, 2) not null,
     "Status" varchar(12) not null,
-    "Note" varchar(40),
+    "Note" varchar(60),
     "ModifiedDate" timestamp(3) not null
 )
 """
@@ -27,10 +27,10 @@ _FILL = """
 insert into bench."Items"
 select
     i,
-    (i * 7919) % 100000,
-    round(((i * 104729) % 1000000) / 100.0, 2),
-    (array['open', 'paid', 'shipped', 'returned'])[1 + i % 4],
-    case when i % 10 = 0 then null else 'order note ' || md5(i::text) end,
+    (i * 7919) %% 100000,
+    round(((i * 104729) %% 1000000) / 100.0, 2),
+    (array['open', 'paid', 'shipped', 'returned'])[1 + i %% 4],
+    case when i %% 10 = 0 then null else 'order note ' || md5(i::text) end,
     timestamp '2026-01-01' + make_interval(secs => i / 1000.0)
 from generate_series(%s::bigint, %s::bigint) as i
 """
@@ -41,7 +41,7 @@ update bench."Items"
 set "Amount" = "Amount" + 1,
     "Status" = 'amended',
     "ModifiedDate" = cast(clock_timestamp() at time zone 'UTC' as timestamp(3))
-where "Id" % %s = 0
+where "Id" %% %s = 0
 """
 
 FILL_CHUNK = 1_000_000

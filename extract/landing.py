@@ -48,14 +48,9 @@ def ensure_tables(
                 schema, sql.Identifier(names.staging_table), sql.Identifier(PAGE_COLUMN)
             )
         )
+        # COPY is faster into a table without an index; staging is only ever scanned whole.
         conn.execute(
-            sql.SQL("create index if not exists {} on {}.{} ({}, {})").format(
-                sql.Identifier(names.staging_table + "__run_page"),
-                schema,
-                sql.Identifier(names.staging_table),
-                sql.Identifier(RUN_ID_COLUMN),
-                sql.Identifier(PAGE_COLUMN),
-            )
+            sql.SQL("drop index if exists {}.{}").format(schema, sql.Identifier(names.staging_table + "__run_page"))
         )
         conn.execute(
             sql.SQL("create table if not exists {}.{} ({}, primary key ({}))").format(
@@ -88,26 +83,43 @@ def relax_not_null(
     return relaxed
 
 
-def discard_unlanded(conn: psycopg.Connection, names: TargetNames, keep: tuple[int, Sequence[int]] = (0, ())) -> int:
-    """Drop staging rows of runs that never landed (failed or killed), except the landed partitions
-    `keep[1]` of run `keep[0]`, which is being resumed. The caller holds the extract lock."""
-    cursor = conn.execute(
+_PENDING_RUNS = """
+select exists (
+    select 1 from _migration.run_log as r
+    where r.table_key = %s and r.status = 'landed'
+        and not exists (
+            select 1 from _migration.merge_log as m where m.table_key = r.table_key and r.run_id = any(m.run_ids)
+        )
+)
+"""
+
+
+def clear_staging(conn: psycopg.Connection, names: TargetNames, keep: tuple[int, Sequence[int]] = (0, ())) -> None:
+    """Drop the staging rows no merge needs: of runs already merged, and of runs that never landed
+    (failed or killed), except the landed partitions `keep[1]` of run `keep[0]`, which is resumed.
+
+    The caller holds the table's extract lock, so no other run lands rows meanwhile. Merges
+    leave their rows for this, so that a merge never pays for a large delete; when no
+    landed run waits for a merge, TRUNCATE does it at once.
+    """
+    staging = sql.SQL("{}.{}").format(sql.Identifier(names.schema), sql.Identifier(names.staging_table))
+    row = conn.execute(_PENDING_RUNS, (names.table_key,)).fetchone()
+    if not (row and row[0]) and not keep[1]:
+        conn.execute(sql.SQL("truncate {}").format(staging))
+        conn.commit()
+        return
+    conn.execute(
         sql.SQL(
-            "delete from {}.{} as s where not exists ("
+            "delete from {} as s where not exists ("
             " select 1 from _migration.run_log as r"
-            " where r.run_id = s.{} and r.status = 'landed')"
-            " and not (s.{} = %s and s.{} = any(%s))"
-        ).format(
-            sql.Identifier(names.schema),
-            sql.Identifier(names.staging_table),
-            sql.Identifier(RUN_ID_COLUMN),
-            sql.Identifier(RUN_ID_COLUMN),
-            sql.Identifier(PAGE_COLUMN),
-        ),
+            " where r.run_id = s.{run} and r.status = 'landed'"
+            " and not exists (select 1 from _migration.merge_log as m"
+            " where m.table_key = r.table_key and r.run_id = any(m.run_ids)))"
+            " and not (s.{run} = %s and s.{page} = any(%s))"
+        ).format(staging, run=sql.Identifier(RUN_ID_COLUMN), page=sql.Identifier(PAGE_COLUMN)),
         (keep[0], list(keep[1])),
     )
     conn.commit()
-    return cursor.rowcount
 
 
 def duplicate_key_sample(
@@ -115,6 +127,7 @@ def duplicate_key_sample(
 ) -> tuple[object, ...] | None:
     """One key the run landed more than once (a key the source does not enforce), or None."""
     key_ids = sql.SQL(", ").join(sql.Identifier(k) for k in key)
+    conn.execute("set local work_mem = '256MB'")  # hash the keys in memory, not in spill files
     row = conn.execute(
         sql.SQL("select {} from {}.{} where {} = %s group by {} having count(*) > 1 limit 1").format(
             key_ids,

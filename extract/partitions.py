@@ -87,6 +87,8 @@ def plan_partitions(
         if size is not None:
             found = source.query(boundary_query(dialect, table_ref, segment.order, segment.base), [str(size)])
             cuts = [tuple(value or "" for value in row) for row in found]
+            if cuts and len(cuts) * size >= rows:
+                cuts.pop()  # the last row itself: the open last partition holds those rows already
         bounds: list[tuple[str, ...] | None] = [None, *cuts, None]
         for start, end in pairwise(bounds):
             planned.append(Partition(len(planned) + 1, segment.name, start, end))

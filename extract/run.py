@@ -15,7 +15,7 @@ from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import Dialect, dialect_for
 from extract.errors import MergeError, TidemarkError
 from extract.jdbc import JdbcConnection
-from extract.landing import discard_unlanded, duplicate_key_sample, ensure_tables, relax_not_null
+from extract.landing import clear_staging, duplicate_key_sample, ensure_tables, relax_not_null
 from extract.naming import TargetNames, target_names
 from extract.partition_log import Progress, load_plan, progress, record_plan
 from extract.partitions import PartitionSizing, Segment, plan_partitions, segments, source_filter
@@ -152,7 +152,7 @@ class Extractor:
         killed = interrupted_run(conn, names.table_key)
         if killed is not None and killed.watermark_used == watermark_used:
             return killed, True
-        discard_unlanded(conn, names)
+        clear_staging(conn, names)
         record = RunRecord(
             run_id=next_run_id(conn),
             table_key=names.table_key,
@@ -195,7 +195,7 @@ class Extractor:
         if not resumed:
             self._plan_partitions(conn, plan, record, observer)
         partitions, landed = load_plan(conn, record.run_id)
-        discard_unlanded(conn, plan.names, keep=(record.run_id, sorted(landed)))
+        clear_staging(conn, plan.names, keep=(record.run_id, sorted(landed)))
         pending = [p for p in partitions if p.number not in landed]
 
         def checkpoint(watch_conn: psycopg.Connection, current: Progress) -> None:
@@ -253,7 +253,7 @@ class Extractor:
                 record.error_message = _first_line(exc)
                 record.ended_at = datetime.now(UTC)
                 append_event(conn, record)
-                discard_unlanded(conn, names)
+                clear_staging(conn, names)
                 observer("failed", {"table": config.key, "run": record})
                 raise
         observer("landed", {"table": config.key, "run": record})

@@ -79,9 +79,11 @@ def free_port() -> int:
 def start(data_dir: Path, port: int, durable: bool = True) -> str:
     """Start (initialising on first use) and return the superuser's postgresql:// URL."""
     data_dir = data_dir.resolve()
-    url = f"postgresql://{SUPERUSER}@127.0.0.1:{port}/postgres"
     if is_running(data_dir):
-        return url
+        # Already up, perhaps on another port than asked: its pid file says which.
+        port = int((data_dir / "postmaster.pid").read_text().splitlines()[3])
+        return f"postgresql://{SUPERUSER}@127.0.0.1:{port}/postgres"
+    url = f"postgresql://{SUPERUSER}@127.0.0.1:{port}/postgres"
     if port_in_use(port):
         raise TidemarkError(f"port {port} on 127.0.0.1 is taken by another program; set TIDEMARK_PG_PORT")
     user = _run_as()

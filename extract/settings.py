@@ -17,9 +17,9 @@ DEFAULT_CURSOR_CANDIDATES = "ModifiedDate,LastEditedWhen,UpdatedAt,updated_at,La
 #: read but committed after the read (late commits) are still picked up.
 DEFAULT_SAFETY_WINDOW = "5m"
 #: A batch segment over this many rows is read as several key-range partitions in parallel.
-DEFAULT_PARTITION_THRESHOLD = "1000000"
+DEFAULT_PARTITION_THRESHOLD = "200000"
 DEFAULT_MAX_PARTITIONS = "32"
-DEFAULT_MIN_PARTITION_ROWS = "100000"
+DEFAULT_MIN_PARTITION_ROWS = "50000"
 #: Tables an `--all` run syncs at once.
 DEFAULT_MAX_PARALLEL_TRANSFERS = "2"
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}

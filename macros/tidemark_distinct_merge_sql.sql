@@ -1,7 +1,8 @@
 {#-
   One statement, one snapshot: upsert the batch, touching only rows where some
   column IS DISTINCT FROM its new value; after a full run, delete keys the source
-  no longer has; clear the merged staging rows; log the exact counts. The caller
+  no longer has; log the exact counts. The merged staging rows stay: the next
+  extract of the table clears them (a TRUNCATE, not a delete here). The caller
   (dbt's incremental materialization) commits it in the same transaction as the
   merge lock taken by the pre-hook.
 -#}
@@ -58,12 +59,6 @@
                     dbt_internal_source.{{ key }} = dbt_internal_dest.{{ key }}{{ " and" if not loop.last }}
                     {%- endfor %}
             )
-        returning 1
-    ),
-
-    cleared as (
-        delete from {{ tidemark_staging_relation(target) }}
-        where _tidemark_run_id in (select pending.run_id from pending)
         returning 1
     ),
 

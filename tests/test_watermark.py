@@ -143,3 +143,26 @@ def test_extract_twice_then_build_once_loses_nothing(demo: Project) -> None:
     assert_replicas_equal(demo)
     demo.build()  # nothing pending: idempotent
     assert_replicas_equal(demo)
+
+
+def test_the_next_extract_clears_merged_staging_rows_and_keeps_unmerged_ones(demo: Project) -> None:
+    staging = f'"demo__{demo.source_db}__dbo".stg__customers'
+
+    def staged_runs() -> dict[int, int]:
+        with demo.target() as conn:
+            rows = conn.execute(f"select _tidemark_run_id, count(*) from {staging} group by 1").fetchall()
+        return {int(run): int(count) for run, count in rows}
+
+    demo.sync()
+    first = demo.scalar("select max(run_id) from _migration.run_log where table_key like %s", ("%.customers",))
+    assert staged_runs() == {first: 60}  # the merge leaves its rows to the next extract
+    with demo.source() as conn:
+        conn.execute(f"""update dbo."Customers" set "Name" = 'x', "ModifiedDate" = {STAMP} where "CustomerID" = 7""")
+    second = demo.extract("dbo.Customers")[0]
+    assert staged_runs() == {second.run_id: 1}  # nothing was waiting for a merge: truncated
+    third = demo.extract("dbo.Customers")[0]
+    # The second run has not been merged: its rows stay beside the third run's.
+    assert staged_runs() == {second.run_id: 1, third.run_id: third.rows_landed}
+    demo.build()
+    assert merge_counts(demo, "customers") == (0, 1, 0, 0)
+    assert_replicas_equal(demo)
