@@ -41,6 +41,8 @@ class SourceTable:
     name: str
     columns: tuple[SourceColumn, ...]
     primary_key: tuple[str, ...]
+    #: False when the key is an override the source does not declare: it may hold a key twice.
+    key_enforced: bool = True
 
     @property
     def qualified(self) -> str:

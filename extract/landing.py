@@ -140,3 +140,27 @@ def duplicate_key_sample(
     ).fetchone()
     conn.commit()
     return None if row is None else tuple(row)
+
+
+def keep_latest_versions(
+    conn: psycopg.Connection, names: TargetNames, key: Sequence[str], cursor: str, run_id: int
+) -> int:
+    """Keep one row per key of a run: the one with the latest cursor. Returns the rows dropped.
+
+    With a key the source enforces, a run holds a key twice only when the row changed
+    while the partitions were read (each partition is its own statement): the later
+    version wins, and the next run reads the row again in any case.
+    """
+    key_ids = sql.SQL(", ").join(sql.Identifier(k) for k in key)
+    staging = sql.SQL("{}.{}").format(sql.Identifier(names.schema), sql.Identifier(names.staging_table))
+    dropped = conn.execute(
+        sql.SQL(
+            "delete from {staging} as s using ("
+            " select ctid, row_number() over (partition by {keys} order by {cursor} desc nulls last) as version"
+            " from {staging} where {run} = %s) as older"
+            " where s.ctid = older.ctid and older.version > 1"
+        ).format(staging=staging, keys=key_ids, cursor=sql.Identifier(cursor), run=sql.Identifier(RUN_ID_COLUMN)),
+        (run_id,),
+    ).rowcount
+    conn.commit()
+    return dropped

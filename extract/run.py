@@ -15,7 +15,13 @@ from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import Dialect, dialect_for
 from extract.errors import MergeError, TidemarkError
 from extract.jdbc import JdbcConnection
-from extract.landing import clear_staging, duplicate_key_sample, ensure_tables, relax_not_null
+from extract.landing import (
+    clear_staging,
+    duplicate_key_sample,
+    ensure_tables,
+    keep_latest_versions,
+    relax_not_null,
+)
 from extract.naming import TargetNames, target_names
 from extract.partition_log import Progress, load_plan, progress, record_plan
 from extract.partitions import PartitionSizing, Segment, plan_partitions, segments, source_filter
@@ -219,8 +225,15 @@ class Extractor:
         final = progress(conn, record.run_id)
         record.partitions_landed, record.rows_landed = final.partitions_landed, final.rows_landed
         record.last_pk_synced = final.last_position
+        cursor = plan.cursor
+        if plan.table.key_enforced and (cursor is None or not record.watermark_used):
+            return  # key ranges, read in key order, hold each key of an enforced key once
         duplicate = duplicate_key_sample(conn, plan.names, plan.key_columns, record.run_id)
-        if duplicate is not None:
+        if duplicate is not None and plan.table.key_enforced and cursor is not None:
+            # Changed rows are read in cursor order: a row that changed meanwhile can be read twice.
+            target = next(c.target_name for c in plan.columns if c.source.name == cursor.name)
+            keep_latest_versions(conn, plan.names, plan.key_columns, target, record.run_id)
+        elif duplicate is not None:
             sample = ", ".join(f"{k}={v!r}" for k, v in zip(plan.table.primary_key, duplicate, strict=True))
             raise MergeError(
                 f"{plan.config.key}: the batch holds the key ({sample}) more than once; the source does not "

@@ -33,7 +33,8 @@ def describe_table(conn: JdbcConnection, dialect: Dialect, config: SyncTable) ->
         missing = [name for name in config.primary_key if table.column(name) is None]
         if missing:
             raise TidemarkError(f"{config.key}: primary_key override names unknown column(s) {', '.join(missing)}")
-        table = SourceTable(table.schema, table.name, table.columns, config.primary_key)
+        enforced = tuple(config.primary_key) == primary_key
+        table = SourceTable(table.schema, table.name, table.columns, config.primary_key, enforced)
     if not table.primary_key:
         raise TidemarkError(
             f"{config.key} has no primary key: tidemark needs one to merge; "

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
+
+from extract.landing import duplicate_key_sample, keep_latest_versions
 from tests.conftest import Project
 from tests.demo_fixture import committed_watermark, demo, merge_counts
 from tests.replica_check import assert_replicas_equal
@@ -165,4 +168,28 @@ def test_the_next_extract_clears_merged_staging_rows_and_keeps_unmerged_ones(dem
     assert staged_runs() == {second.run_id: 1, third.run_id: third.rows_landed}
     demo.build()
     assert merge_counts(demo, "customers") == (0, 1, 0, 0)
+    assert_replicas_equal(demo)
+
+
+def test_a_row_read_twice_in_one_run_keeps_its_latest_version(demo: Project) -> None:
+    """A row that changes while a run reads its partitions can be read in two of them."""
+    demo.sync()
+    with demo.source() as conn:
+        conn.execute(f"""update dbo."Customers" set "Name" = 'latest', "ModifiedDate" = {STAMP}
+            where "CustomerID" = 12""")
+    run = demo.extract("dbo.Customers")[0]
+    staging = f'"demo__{demo.source_db}__dbo".stg__customers'
+    with demo.target() as conn:  # the version an earlier partition would have read
+        conn.execute(f"insert into {staging} select * from {staging} where customerid = 12")
+        conn.execute(
+            f"""update {staging} set name = name || ' (stale)', modifieddate = modifieddate - interval '1 hour'
+            where ctid = (select min(ctid) from {staging} where customerid = 12)"""
+        )
+    plan = demo.extractor.plan(demo.extractor.find("dbo.Customers"))
+    with psycopg.connect(demo.target_url) as conn:
+        assert duplicate_key_sample(conn, plan.names, plan.key_columns, run.run_id) == (12,)
+        assert keep_latest_versions(conn, plan.names, plan.key_columns, "modifieddate", run.run_id) == 1
+        assert duplicate_key_sample(conn, plan.names, plan.key_columns, run.run_id) is None
+    demo.build()
+    assert demo.scalar(f'select name from "demo__{demo.source_db}__dbo".customers where customerid = 12') == "latest"
     assert_replicas_equal(demo)
