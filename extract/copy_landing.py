@@ -26,6 +26,7 @@ from extract.partition_log import MARK_LANDED
 from extract.typemap import MappedColumn
 
 RESULT_SCHEMA = "partition_no int, rows_landed long, already_landed boolean"
+WARM_UP_SCHEMA = "id long"
 _CSV = pa_csv.WriteOptions(include_header=False, quoting_style="needed")
 
 
@@ -92,3 +93,8 @@ class CopyLander:
             [pa.array([number], pa.int32()), pa.array([rows], pa.int64()), pa.array([already])],
             names=["partition_no", "rows_landed", "already_landed"],
         )
+
+
+def warm_up_task(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A no-op task: unpickling it makes a Python worker import what CopyLander needs."""
+    yield from batches

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -40,3 +41,24 @@ def get_spark(master: str = "local[*]", extra_jars: tuple[str, ...] = ()) -> Spa
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def warm_up(session: SparkSession) -> threading.Thread:
+    """Start Spark's Python workers and its Arrow path in the background.
+
+    The first job of a session pays seconds for them; an extract spends that time
+    reading the catalog and planning partitions instead of waiting.
+    """
+    from extract.copy_landing import WARM_UP_SCHEMA, warm_up_task
+
+    parallelism = session.sparkContext.defaultParallelism
+
+    def run() -> None:
+        try:
+            session.range(0, parallelism, numPartitions=parallelism).mapInArrow(warm_up_task, WARM_UP_SCHEMA).collect()
+        except Exception:  # only a head start: the real job reports any real failure
+            return
+
+    thread = threading.Thread(target=run, name="tidemark-warm-up", daemon=True)
+    thread.start()
+    return thread

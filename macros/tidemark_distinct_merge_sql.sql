@@ -23,30 +23,46 @@
         select count(*) as rows_in_batch from {{ source }}
     ),
 
+    {% if tidemark_relation_is_empty(target) -%}
+    {#- A first sync: nothing to compare with, so a plain insert, every row counted inserted. -#}
+    upserted as (
+        insert into {{ target }} ({{ all_columns }})
+        select {{ all_columns }} from {{ source }}
+        returning true as was_inserted
+    ),
+    {%- else -%}
+    {#-
+      Rows equal to their replica row are left out before the upsert, so they are
+      neither rewritten nor locked: no WAL, no dead tuple for an unchanged row. The
+      upsert keeps its own IS DISTINCT FROM guard.
+    -#}
     upserted as (
         insert into {{ target }} as dbt_internal_dest ({{ all_columns }})
-        select {{ all_columns }} from {{ source }}
+        select {% for column in dest_columns %}dbt_internal_source.{{ column.quoted }}{{ ", " if not loop.last }}{% endfor %}
+        from {{ source }} as dbt_internal_source
+        left join {{ target }} as dbt_internal_current
+            on
+                {%- for key in keys %}
+                dbt_internal_current.{{ key }} = dbt_internal_source.{{ key }}{{ " and" if not loop.last }}
+                {%- endfor %}
+        where
+            dbt_internal_current.{{ keys[0] }} is null
+            {%- if changing %}
+            or {{ tidemark_columns_differ('dbt_internal_current', 'dbt_internal_source', changing) }}
+            {%- endif %}
         on conflict ({{ keys | join(', ') }})
         {%- if changing %}
         do update set
             {%- for column in changing %}
             {{ column.quoted }} = excluded.{{ column.quoted }}{{ "," if not loop.last }}
             {%- endfor %}
-        where
-            (
-                {%- for column in changing %}
-                {{ tidemark_comparable('dbt_internal_dest', column) }}{{ "," if not loop.last }}
-                {%- endfor %}
-            ) is distinct from (
-                {%- for column in changing %}
-                {{ tidemark_comparable('excluded', column) }}{{ "," if not loop.last }}
-                {%- endfor %}
-            )
+        where {{ tidemark_columns_differ('dbt_internal_dest', 'excluded', changing) }}
         {%- else %}
         do nothing
         {%- endif %}
         returning (xmax = 0) as was_inserted
     ),
+    {%- endif %}
 
     deleted as (
         delete from {{ target }} as dbt_internal_dest

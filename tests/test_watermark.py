@@ -16,6 +16,15 @@ __all__ = ["demo"]
 STAMP = "clock_timestamp() at time zone 'UTC'"
 
 
+def touch_customer(project: Project, customer: int, name: str) -> None:
+    """Rename a customer in the source, stamping the change with the source's clock."""
+    with project.source() as conn:
+        conn.execute(
+            f"""update dbo."Customers" set "Name" = %s, "ModifiedDate" = {STAMP} where "CustomerID" = %s""",
+            (name, customer),
+        )
+
+
 def test_rows_with_null_cursor_are_picked_up_every_run(demo: Project) -> None:
     demo.sync()
     with demo.source() as conn:
@@ -34,14 +43,10 @@ def test_row_changed_while_extract_runs_is_picked_up_next_run(demo: Project) -> 
     def change_after_clock_read(event: str, details: dict[str, Any]) -> None:
         # Committed after the watermark candidate was read, before the data query.
         if event == "watermark":
-            with demo.source() as conn:
-                conn.execute(f"""update dbo."Customers" set "Name" = 'during', "ModifiedDate" = {STAMP}
-                    where "CustomerID" = 10""")
+            touch_customer(demo, 10, "during")
         # Committed after the batch was read: this run cannot see it.
         if event == "landed":
-            with demo.source() as conn:
-                conn.execute(f"""update dbo."Customers" set "Name" = 'after', "ModifiedDate" = {STAMP}
-                    where "CustomerID" = 11""")
+            touch_customer(demo, 11, "after")
 
     demo.extract("dbo.Customers", observer=change_after_clock_read)
     demo.build()
@@ -101,9 +106,7 @@ def test_failed_build_does_not_advance_the_watermark(demo: Project) -> None:
 def test_failed_extract_does_not_advance_the_watermark(demo: Project) -> None:
     demo.sync()
     before = committed_watermark(demo, "customers")
-    with demo.source() as conn:
-        conn.execute(f"""update dbo."Customers" set "Name" = 'lost?', "ModifiedDate" = {STAMP}
-            where "CustomerID" = 6""")
+    touch_customer(demo, 6, "lost?")
 
     def fail_after_clock(event: str, details: dict[str, Any]) -> None:
         if event == "watermark":
@@ -126,13 +129,9 @@ def test_failed_extract_does_not_advance_the_watermark(demo: Project) -> None:
 
 def test_extract_twice_then_build_once_loses_nothing(demo: Project) -> None:
     demo.sync()
-    with demo.source() as conn:
-        conn.execute(f"""update dbo."Customers" set "Name" = 'first', "ModifiedDate" = {STAMP}
-            where "CustomerID" = 7""")
+    touch_customer(demo, 7, "first")
     first = demo.extract("dbo.Customers")[0]
-    with demo.source() as conn:
-        conn.execute(f"""update dbo."Customers" set "Name" = 'second', "ModifiedDate" = {STAMP}
-            where "CustomerID" = 8""")
+    touch_customer(demo, 8, "second")
     second = demo.extract("dbo.Customers")[0]
     # The first run was not merged, so the second starts from the same committed watermark.
     assert second.watermark_used == first.watermark_used
@@ -159,8 +158,7 @@ def test_the_next_extract_clears_merged_staging_rows_and_keeps_unmerged_ones(dem
     demo.sync()
     first = demo.scalar("select max(run_id) from _migration.run_log where table_key like %s", ("%.customers",))
     assert staged_runs() == {first: 60}  # the merge leaves its rows to the next extract
-    with demo.source() as conn:
-        conn.execute(f"""update dbo."Customers" set "Name" = 'x', "ModifiedDate" = {STAMP} where "CustomerID" = 7""")
+    touch_customer(demo, 7, "x")
     second = demo.extract("dbo.Customers")[0]
     assert staged_runs() == {second.run_id: 1}  # nothing was waiting for a merge: truncated
     third = demo.extract("dbo.Customers")[0]
@@ -174,9 +172,7 @@ def test_the_next_extract_clears_merged_staging_rows_and_keeps_unmerged_ones(dem
 def test_a_row_read_twice_in_one_run_keeps_its_latest_version(demo: Project) -> None:
     """A row that changes while a run reads its partitions can be read in two of them."""
     demo.sync()
-    with demo.source() as conn:
-        conn.execute(f"""update dbo."Customers" set "Name" = 'latest', "ModifiedDate" = {STAMP}
-            where "CustomerID" = 12""")
+    touch_customer(demo, 12, "latest")
     run = demo.extract("dbo.Customers")[0]
     staging = f'"demo__{demo.source_db}__dbo".stg__customers'
     with demo.target() as conn:  # the version an earlier partition would have read

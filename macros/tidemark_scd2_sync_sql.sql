@@ -1,0 +1,157 @@
+{#-
+  Apply a full snapshot of a table as of date `as_of` to its SCD2 history, in any
+  order of dates. One statement, set-based.
+
+  The history is kept canonical: versions are maximal runs of consecutive synced
+  dates with the same data (`valid_from` inclusive, `valid_to` exclusive, NULL for
+  current). Syncing date D changes the history only around D: with P the synced
+  date before D and N the one after, the versions that cover P, D or N are
+  replaced by the runs of the three positions (the version covering P from its
+  start, D with the snapshot's row, N until the end of the version covering it),
+  equal neighbours merged. Re-syncing a synced date takes the same path, so
+  applying the same snapshot again changes nothing.
+
+  history        relation: key columns, data columns, valid_from date, valid_to date
+  snapshot       relation: key columns, data columns (the table as of `as_of`)
+  synced_dates   relation: table_key text, as_of date (the dates synced per table)
+  table_key      SQL string literal naming the table in synced_dates
+  keys, columns  lists of quoted column names: the key, and the data compared
+  as_of          SQL expression of type date
+-#}
+{% macro tidemark_scd2_sync_sql(history, snapshot, synced_dates, table_key, keys, columns, as_of) -%}
+    {%- set key_list = keys | join(', ') -%}
+    {%- set data_list = columns | join(', ') -%}
+    with bounds as (
+        select
+            cast({{ as_of }} as date) as d,
+            (
+                select max(s.as_of) from {{ synced_dates }} as s
+                where s.table_key = {{ table_key }} and s.as_of < cast({{ as_of }} as date)
+            ) as p,
+            (
+                select min(s.as_of) from {{ synced_dates }} as s
+                where s.table_key = {{ table_key }} and s.as_of > cast({{ as_of }} as date)
+            ) as n
+    ),
+
+    affected as (
+        select
+            h.ctid as row_id,
+            h.*,
+            coalesce(h.valid_from <= b.p and (h.valid_to is null or h.valid_to > b.p), false) as covers_p,
+            coalesce(h.valid_from <= b.n and (h.valid_to is null or h.valid_to > b.n), false) as covers_n
+        from {{ history }} as h
+        cross join bounds as b
+        where
+            coalesce(h.valid_from <= b.p and (h.valid_to is null or h.valid_to > b.p), false)
+            or (h.valid_from <= b.d and (h.valid_to is null or h.valid_to > b.d))
+            or coalesce(h.valid_from <= b.n and (h.valid_to is null or h.valid_to > b.n), false)
+    ),
+
+    present as (
+        select {{ key_list }}, 1 as pos, {{ data_list }}, valid_from as starts, valid_to as ends
+        from affected where covers_p
+        union all
+        select {{ key_list }}, 2 as pos, {{ data_list }}, null::date as starts, null::date as ends
+        from {{ snapshot }}
+        union all
+        select {{ key_list }}, 3 as pos, {{ data_list }}, null::date as starts, valid_to as ends
+        from affected where covers_n
+    ),
+
+    grid as (
+        select distinct_keys.*, positions.pos
+        from (select distinct {{ key_list }} from present) as distinct_keys
+        cross join bounds as b
+        cross join (values (1), (2), (3)) as positions (pos)
+        where
+            (positions.pos = 1 and b.p is not null)
+            or positions.pos = 2
+            or (positions.pos = 3 and b.n is not null)
+    ),
+
+    filled as (
+        select
+            {% for key in keys %}grid.{{ key }}, {% endfor %}
+            grid.pos,
+            present.pos is not null as is_present,
+            {% for column in columns %}present.{{ column }}, {% endfor %}
+            case grid.pos when 1 then present.starts when 2 then b.d else b.n end as starts,
+            present.ends
+        from grid
+        cross join bounds as b
+        left join present
+            on
+                {% for key in keys %}grid.{{ key }} = present.{{ key }} and {% endfor %}grid.pos = present.pos
+    ),
+
+    marked as (
+        select
+            filled.*,
+            case
+                when lag(filled.pos) over by_key is null then 1
+                when
+                    (filled.is_present{% for column in columns %}, filled.{{ column }}{% endfor %})
+                    is distinct from
+                    (lag(filled.is_present) over by_key{% for column in columns %}, lag(filled.{{ column }}) over by_key{% endfor %})
+                    then 1
+                else 0
+            end as starts_run,
+            lead(filled.starts) over by_key as next_starts
+        from filled
+        window by_key as (partition by {% for key in keys %}filled.{{ key }}{{ ", " if not loop.last }}{% endfor %} order by filled.pos)
+    ),
+
+    runs as (
+        select
+            marked.*,
+            sum(marked.starts_run) over (
+                partition by {% for key in keys %}marked.{{ key }}{{ ", " if not loop.last }}{% endfor %}
+                order by marked.pos
+            ) as run_no
+        from marked
+    ),
+
+    versions as (
+        select distinct on ({{ key_list }}, run_no)
+            {% for key in keys %}runs.{{ key }}, {% endfor %}
+            {% for column in columns %}runs.{{ column }}, {% endfor %}
+            first_value(runs.starts) over whole_run as valid_from,
+            {#- A run's last position ends where the next position starts; the key's last one where it ended. -#}
+            last_value(case when runs.next_starts is null then runs.ends else runs.next_starts end) over whole_run
+                as valid_to
+        from runs
+        where runs.is_present
+        window whole_run as (
+            partition by {% for key in keys %}runs.{{ key }}, {% endfor %}runs.run_no
+            order by runs.pos
+            rows between unbounded preceding and unbounded following
+        )
+        order by {{ key_list }}, run_no
+    ),
+
+    removed as (
+        delete from {{ history }} as h
+        using affected
+        where h.ctid = affected.row_id
+        returning 1
+    ),
+
+    added as (
+        insert into {{ history }} ({{ key_list }}, {{ data_list }}, valid_from, valid_to)
+        select {{ key_list }}, {{ data_list }}, valid_from, valid_to from versions
+        returning 1
+    ),
+
+    dated as (
+        insert into {{ synced_dates }} (table_key, as_of)
+        select {{ table_key }}, b.d from bounds as b
+        on conflict do nothing
+        returning 1
+    )
+
+    select
+        (select count(*) from removed) as versions_removed,
+        (select count(*) from added) as versions_added,
+        (select count(*) from dated) as dates_added
+{%- endmacro %}
