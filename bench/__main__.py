@@ -20,6 +20,7 @@ import psycopg
 from psycopg import sql
 
 from bench import baseline, merge_strategies, report, workload
+from bench.measure import Measured, count_rows
 from bench.peers import runner
 from bench.tidemark_sync import REPO, Sync, TidemarkProject
 from extract import server
@@ -55,10 +56,8 @@ def _sync_figures(sync: Sync) -> dict[str, Any]:
     }
 
 
-def _count(url: str, table: str) -> int:
-    with psycopg.connect(url) as conn:
-        row = conn.execute(f"select count(*) from {table}").fetchone()  # our fixed names only
-    return int(row[0]) if row else 0
+def _memory(rows: int, extracted: Measured) -> dict[str, Any]:
+    return {"rows": rows, "peak_rss_driver": extracted.peak_rss_main, "peak_rss_children": extracted.peak_rss_children}
 
 
 def _memory_probe(work: Path, env: dict[str, str], admin_url: str, urls: tuple[str, str], rows: int) -> dict[str, Any]:
@@ -67,8 +66,7 @@ def _memory_probe(work: Path, env: dict[str, str], admin_url: str, urls: tuple[s
     with psycopg.connect(urls[0], autocommit=True) as conn:
         workload.create(conn, rows)
     project = TidemarkProject(work / "tidemark-probe", env, urls[1])
-    extracted = project.extract()
-    return {"rows": rows, "peak_rss_driver": extracted.peak_rss_main, "peak_rss_children": extracted.peak_rss_children}
+    return _memory(rows, project.extract())
 
 
 def main() -> int:
@@ -121,13 +119,7 @@ def main() -> int:
         _say("tidemark: full first sync (extract, then dbt run of the replica)")
         project = TidemarkProject(work / "tidemark", env, target_url)
         full = project.sync()
-        memory.append(
-            {
-                "rows": args.rows,
-                "peak_rss_driver": full.extract.peak_rss_main,
-                "peak_rss_children": full.extract.peak_rss_children,
-            }
-        )
+        memory.append(_memory(args.rows, full.extract))
         results["driver_memory"] = memory
 
         peers = [] if args.no_peers else [kind(work, source_url, target_url) for kind in (runner.Dlt, runner.Sling)]
@@ -151,9 +143,9 @@ def main() -> int:
             "landing_seconds": full.landing_seconds,
             "landing_rows_per_second": report.rate(full.rows_landed, full.landing_seconds),
         }
-        source_rows = _count(source_url, 'bench."Items"')
+        source_rows = count_rows(source_url, 'bench."Items"')
         schema, table = project.replica()
-        replica_rows = _count(target_url, f'"{schema}"."{table}"')
+        replica_rows = count_rows(target_url, f'"{schema}"."{table}"')
         if replica_rows != source_rows:
             raise RuntimeError(f"the replica holds {replica_rows:,} rows, the source {source_rows:,}")
 
@@ -177,7 +169,7 @@ def main() -> int:
         server.stop(REPO / ".tidemark" / "bench-pg")
     report.print_report(results)
     path = report.write(results, args.out)
-    print(f"\nwritten to {path.relative_to(REPO)}")
+    print(f"\nwritten to {path}")
     return 0
 
 

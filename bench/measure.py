@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
+import psycopg
 
 SAMPLE_SECONDS = 0.05
 
@@ -64,18 +65,8 @@ def run(command: Sequence[str], env: Mapping[str, str], cwd: Path, label: str) -
     return Measured(seconds, sampler.main, sampler.children, output)
 
 
-def timed(label: str) -> _Timer:
-    return _Timer(label)
-
-
-class _Timer:
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.seconds = 0.0
-
-    def __enter__(self) -> _Timer:
-        self._started = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.seconds = time.perf_counter() - self._started
+def count_rows(url: str, table: str) -> int:
+    """Rows in `table`, one of the benchmark's own fixed names (never input)."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute(f"select count(*) from {table}").fetchone()
+    return int(row[0]) if row else 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +18,8 @@ import psycopg
 from psycopg import sql
 
 from bench.measure import run
+from bench.tidemark_sync import DBT, REPO
 
-REPO = Path(__file__).resolve().parent.parent
-DBT = str(Path(sys.executable).with_name("dbt"))
 SCHEMA = "merge_cmp"
 STRATEGIES = ("distinct_merge", "merge", "delete+insert")
 

@@ -76,7 +76,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     from extract.run import Extractor
     from extract.seeds import SyncTable
     from extract.settings import load_settings
-    from extract.spark import get_spark
+    from extract.spark import get_spark, warm_up
 
     settings = load_settings(
         master=args.master,
@@ -85,6 +85,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         parallel=args.parallel,
     )
     spark = get_spark(settings.spark_master, settings.extra_jars)
+    warm_up(spark)  # while the extractor reads the catalog and plans
     extractor = Extractor(settings, spark)
     try:
         tables = extractor.enabled_tables() if args.all else [extractor.find(name) for name in args.table]

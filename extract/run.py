@@ -28,7 +28,6 @@ from extract.partitions import PartitionSizing, Segment, plan_partitions, segmen
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.settings import Settings
 from extract.source import choose_cursor, describe_table, parse_watermark, read_clock
-from extract.spark import warm_up
 from extract.state import (
     RunRecord,
     append_event,
@@ -87,7 +86,6 @@ class Extractor:
         self.sizing = PartitionSizing(
             settings.partition_threshold, settings.max_partitions, settings.min_partition_rows, settings.partition_rows
         )
-        warm_up(spark)
         self._local = threading.local()
         self._connections: list[JdbcConnection] = []
         self._lock = threading.Lock()

@@ -8,11 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
+from bench.measure import Measured, count_rows, run
+from bench.tidemark_sync import REPO
 
-from bench.measure import Measured, run
-
-REPO = Path(__file__).resolve().parent.parent.parent
 BENCH_VENV = REPO / ".venv-bench"
 SLING = BENCH_VENV / "lib" / "python3.11" / "site-packages" / "sling_linux_amd64" / "bin" / "sling-linux-amd64"
 
@@ -31,12 +29,6 @@ def available() -> str | None:
     if not SLING.exists():
         return f"the Sling CLI is missing at {SLING}"
     return None
-
-
-def _count(target_url: str, table: str) -> int:
-    with psycopg.connect(target_url) as conn:
-        row = conn.execute(f"select count(*) from {table}").fetchone()  # a fixed name of ours, not input
-    return int(row[0]) if row else 0
 
 
 class Dlt:
@@ -68,7 +60,7 @@ class Dlt:
             str(self.pipelines),
         ]
         measured = run(command, self.env, REPO, "dlt")
-        return PeerSync(measured, _count(self.target_url, self.table))
+        return PeerSync(measured, count_rows(self.target_url, self.table))
 
 
 class Sling:
@@ -103,4 +95,4 @@ class Sling:
             "ModifiedDate",
         ]
         measured = run(command, self.env, REPO, "Sling")
-        return PeerSync(measured, _count(self.target_url, self.table))
+        return PeerSync(measured, count_rows(self.target_url, self.table))
