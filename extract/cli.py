@@ -9,11 +9,14 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
+from datetime import date
+from pathlib import Path
 
 from extract.errors import TidemarkError
 
 USAGE = """\
 python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master URL] [--quiet | --json]
+       python -m extract --table SCHEMA.TABLE --snapshot-date YYYY-MM-DD [--snapshot-file PATH]
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
        python -m extract check        great-expectations row counts, source vs replica
        python -m extract verify       row counts and content checksums, source vs replica
@@ -63,11 +66,35 @@ def _extract_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="tables to sync at once (default 2, or MAX_PARALLEL_TRANSFERS)",
     )
+    parser.add_argument(
+        "--snapshot-date",
+        metavar="YYYY-MM-DD",
+        help="land a full snapshot of the table as of this date for its as-of history (asof_history in "
+        "sync_tables.csv), instead of the changed rows; dates may come in any order",
+    )
+    parser.add_argument(
+        "--snapshot-file",
+        metavar="PATH",
+        help="with --snapshot-date and one --table: read the snapshot from this CSV (with a header) or Parquet "
+        "file or folder instead of the source table",
+    )
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     parser.add_argument(
         "--json", action="store_true", help="print a machine-readable summary on stdout (progress is left out)"
     )
     return parser
+
+
+def _snapshot_arguments(args: argparse.Namespace) -> tuple[date | None, Path | None]:
+    """The snapshot date and file asked for, checked before anything starts."""
+    from extract.snapshot_run import parse_snapshot_date
+
+    if args.snapshot_file is not None and args.snapshot_date is None:
+        raise TidemarkError(f"--snapshot-file {args.snapshot_file!r} needs --snapshot-date: the date it is as of")
+    if args.snapshot_file is not None and (args.all or len(args.table) != 1):
+        raise TidemarkError("--snapshot-file holds one table: name it with a single --table")
+    as_of = None if args.snapshot_date is None else parse_snapshot_date(args.snapshot_date)
+    return as_of, None if args.snapshot_file is None else Path(args.snapshot_file)
 
 
 def _run_extract(argv: Sequence[str]) -> int:
@@ -76,8 +103,10 @@ def _run_extract(argv: Sequence[str]) -> int:
     from extract.run import Extractor
     from extract.seeds import SyncTable
     from extract.settings import load_settings
+    from extract.snapshot_run import SnapshotLanding
     from extract.spark import get_spark, warm_up
 
+    as_of, snapshot_file = _snapshot_arguments(args)
     settings = load_settings(
         master=args.master,
         safety_window=args.safety_window,
@@ -93,6 +122,9 @@ def _run_extract(argv: Sequence[str]) -> int:
 
         def sync(config: SyncTable) -> dict[str, object]:
             try:
+                if as_of is not None:
+                    landing = SnapshotLanding(extractor, config, as_of, snapshot_file)
+                    return {"status": "landed", **asdict(landing.run(observer))}
                 return {"status": "landed", **asdict(extractor.run(config, observer))}
             except Exception as exc:  # one table's failure must not stop the others
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]

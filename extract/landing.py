@@ -24,16 +24,34 @@ def _column_defs(columns: Sequence[MappedColumn], with_not_null: bool) -> list[s
     return defs
 
 
+def _landing_defs(columns: Sequence[MappedColumn]) -> list[sql.Composable]:
+    """A landing table's columns: the table's, nullable, and the run and partition that landed each row."""
+    return [
+        *_column_defs(columns, False),
+        sql.SQL("{} bigint not null").format(sql.Identifier(RUN_ID_COLUMN)),
+        sql.SQL("{} integer not null default 0").format(sql.Identifier(PAGE_COLUMN)),
+    ]
+
+
+def ensure_snapshot_table(conn: psycopg.Connection, names: TargetNames, columns: Sequence[MappedColumn]) -> None:
+    """Create the schema and the UNLOGGED table that snapshots for the as-of history land in."""
+    schema = sql.Identifier(names.schema)
+    with conn.transaction():
+        conn.execute(DDL_LOCK)
+        conn.execute(sql.SQL("create schema if not exists {}").format(schema))
+        conn.execute(
+            sql.SQL("create unlogged table if not exists {}.{} ({})").format(
+                schema, sql.Identifier(names.snapshot_table), sql.SQL(", ").join(_landing_defs(columns))
+            )
+        )
+
+
 def ensure_tables(
     conn: psycopg.Connection, names: TargetNames, columns: Sequence[MappedColumn], key: Sequence[str]
 ) -> None:
     """Create the schema, the UNLOGGED staging table and the replica (with its key) if missing."""
     schema = sql.Identifier(names.schema)
-    staging_defs = [
-        *_column_defs(columns, False),
-        sql.SQL("{} bigint not null").format(sql.Identifier(RUN_ID_COLUMN)),
-        sql.SQL("{} integer not null default 0").format(sql.Identifier(PAGE_COLUMN)),
-    ]
+    staging_defs = _landing_defs(columns)
     key_ids = sql.SQL(", ").join(sql.Identifier(k.lower()) for k in key)
     with conn.transaction():
         conn.execute(DDL_LOCK)  # tables synced at once share a schema
@@ -123,16 +141,16 @@ def clear_staging(conn: psycopg.Connection, names: TargetNames, keep: tuple[int,
 
 
 def duplicate_key_sample(
-    conn: psycopg.Connection, names: TargetNames, key: Sequence[str], run_id: int
+    conn: psycopg.Connection, landing: tuple[str, str], key: Sequence[str], run_id: int
 ) -> tuple[object, ...] | None:
-    """One key the run landed more than once (a key the source does not enforce), or None."""
+    """One key the run landed more than once in table `landing` (schema, name), or None."""
     key_ids = sql.SQL(", ").join(sql.Identifier(k) for k in key)
     conn.execute("set local work_mem = '256MB'")  # hash the keys in memory, not in spill files
     row = conn.execute(
         sql.SQL("select {} from {}.{} where {} = %s group by {} having count(*) > 1 limit 1").format(
             key_ids,
-            sql.Identifier(names.schema),
-            sql.Identifier(names.staging_table),
+            sql.Identifier(landing[0]),
+            sql.Identifier(landing[1]),
             sql.Identifier(RUN_ID_COLUMN),
             key_ids,
         ),

@@ -8,6 +8,8 @@ from extract.seeds import fold_name
 from extract.urls import DatabaseUrl
 
 STAGING_PREFIX = "stg__"
+SNAPSHOT_PREFIX = "snap__"
+ASOF_HISTORY_SUFFIX = "__asof_history"
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,15 @@ class TargetNames:
     @property
     def staging_table(self) -> str:
         return STAGING_PREFIX + self.table
+
+    @property
+    def snapshot_table(self) -> str:
+        """Where snapshots for the as-of history land."""
+        return SNAPSHOT_PREFIX + self.table
+
+    @property
+    def asof_history_table(self) -> str:
+        return self.table + ASOF_HISTORY_SUFFIX
 
     @property
     def table_key(self) -> str:

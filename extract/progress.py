@@ -57,13 +57,22 @@ class ConsoleObserver:
                 since = f"changes since {run.watermark_used}" + (f" minus a {window} safety window" if window else "")
             cursor = f"cursor {run.cursor_column}" if run.cursor_column else "no cursor column: full refresh"
             self._say(f"{table}: run {run.run_id}, {run.migration_type} ({cursor}); reading {since}")
+        elif event == "snapshot":
+            self._tables[table] = _Table(rows_at_start=run.rows_landed or 0)
+            verb = "resuming" if details.get("resumed") else "landing"
+            self._say(f"{table}: run {run.run_id}, {verb} a snapshot as of {run.as_of} from {run.origin}")
         elif event == "planned":
-            self._say(f"{table}: {run.rows_planned:,} rows to read in {run.partitions_planned} partition(s)")
+            rows = "all rows" if run.rows_planned is None else f"{run.rows_planned:,} rows"
+            self._say(f"{table}: {rows} to read in {run.partitions_planned} partition(s)")
             self._open_bar(table, run)
         elif event == "partition":
             self._partition(table, run)
         elif event == "landed":
-            self._landed(table, run)
+            self._landed(table, run, f"{run.target_schema}.stg__{run.target_table}")
+            self._say(f"{table}: watermark candidate {run.watermark_candidate}")
+        elif event == "snapshot-landed":
+            self._landed(table, run, f"{run.target_schema}.{run.target_table}")
+            self._say(f"{table}: the snapshot as of {run.as_of} is applied to the as-of history at `dbt build`")
         elif event == "failed":
             self._close_bar(table)
             print(f"{table}: run {run.run_id} failed: {run.error_message}", file=sys.stderr, flush=True)
@@ -97,22 +106,20 @@ class ConsoleObserver:
         rate = (landed - state.rows_at_start) / took if took > 0 else 0.0
         left = max(0, (run.rows_planned or 0) - landed)
         eta = f", ETA {_duration(left / rate)}" if rate > 0 and left else ""
+        of_rows = "" if run.rows_planned is None else f" of {run.rows_planned:,}"
         self._say(
             f"{table}: {run.partitions_landed}/{run.partitions_planned} partitions landed, "
-            f"{landed:,} of {run.rows_planned or 0:,} rows ({rate:,.0f} rows/s{eta})"
+            f"{landed:,}{of_rows} rows ({rate:,.0f} rows/s{eta})"
         )
 
-    def _landed(self, table: str, run: Any) -> None:
+    def _landed(self, table: str, run: Any, landing: str) -> None:
         state = self._tables.get(table, _Table())
         if state.bar is not None:
             state.bar.update((run.rows_landed or 0) - state.bar.n)
         self._close_bar(table)
         took = time.monotonic() - state.started
         rate = ((run.rows_landed or 0) - state.rows_at_start) / took if took > 0 else 0.0
-        self._say(
-            f"{table}: landed {run.rows_landed:,} rows in {run.target_schema}.stg__{run.target_table} "
-            f"in {took:.1f}s ({rate:,.0f} rows/s); watermark candidate {run.watermark_candidate}"
-        )
+        self._say(f"{table}: landed {run.rows_landed:,} rows in {landing} in {took:.1f}s ({rate:,.0f} rows/s)")
 
     def _close_bar(self, table: str) -> None:
         state = self._tables.get(table)

@@ -18,6 +18,7 @@ from extract.jdbc import JdbcConnection
 from extract.landing import (
     clear_staging,
     duplicate_key_sample,
+    ensure_snapshot_table,
     ensure_tables,
     keep_latest_versions,
     relax_not_null,
@@ -133,11 +134,11 @@ class Extractor:
             names=target_names(self.settings.source, self.aliases, table.schema, table.name),
         )
 
-    def _source(self, plan: TablePlan) -> PartitionSource:
+    def partition_source(self, plan: TablePlan) -> PartitionSource:
         select_list = ", ".join(self.dialect.select_expression(c.source, c.transfer) for c in plan.columns)
-        return PartitionSource(self.spark, self.dialect, self.settings.source, self._table_ref(plan), select_list)
+        return PartitionSource(self.spark, self.dialect, self.settings.source, self.table_ref(plan), select_list)
 
-    def _table_ref(self, plan: TablePlan) -> str:
+    def table_ref(self, plan: TablePlan) -> str:
         hint = self.dialect.table_hint(self.settings.read_uncommitted)
         return self.dialect.table_ref(plan.table.schema, plan.table.name) + hint
 
@@ -148,7 +149,7 @@ class Extractor:
         start_from = parse_watermark(watermark_used) - self.settings.safety_window
         return self.dialect.cursor_lower_bound(start_from, plan.cursor)
 
-    def _segments(self, plan: TablePlan, watermark_used: str | None) -> list[Segment]:
+    def read_segments(self, plan: TablePlan, watermark_used: str | None) -> list[Segment]:
         return segments(self.dialect, plan.table, plan.cursor, self._bound(plan, watermark_used))
 
     def _begin(self, conn: psycopg.Connection, plan: TablePlan) -> tuple[RunRecord, bool]:
@@ -170,7 +171,7 @@ class Extractor:
             cursor_column=plan.cursor.name if plan.cursor else None,
             watermark_used=watermark_used,
             started_at=datetime.now(UTC),
-            source_filter=source_filter(self._segments(plan, watermark_used)),
+            source_filter=source_filter(self.read_segments(plan, watermark_used)),
             rows_landed=0,
             partitions_landed=0,
         )
@@ -185,8 +186,8 @@ class Extractor:
         # The clock is read before the data query: a row committed later is read next time.
         record.watermark_candidate = read_clock(self.source, self.dialect)
         observer("watermark", {"table": plan.config.key, "run": record})
-        parts = self._segments(plan, record.watermark_used)
-        partitions, rows = plan_partitions(self.source, self.dialect, self._table_ref(plan), parts, self.sizing)
+        parts = self.read_segments(plan, record.watermark_used)
+        partitions, rows = plan_partitions(self.source, self.dialect, self.table_ref(plan), parts, self.sizing)
         record.partitions_planned = len(partitions)
         record.rows_planned = rows
         with conn.transaction():
@@ -213,8 +214,8 @@ class Extractor:
 
         if pending:
             land_partitions(
-                self._source(plan),
-                self._segments(plan, record.watermark_used),
+                self.partition_source(plan),
+                self.read_segments(plan, record.watermark_used),
                 pending,
                 plan.columns,
                 self.settings.target,
@@ -228,7 +229,9 @@ class Extractor:
         cursor = plan.cursor
         if plan.table.key_enforced and (cursor is None or not record.watermark_used):
             return  # key ranges, read in key order, hold each key of an enforced key once
-        duplicate = duplicate_key_sample(conn, plan.names, plan.key_columns, record.run_id)
+        duplicate = duplicate_key_sample(
+            conn, (plan.names.schema, plan.names.staging_table), plan.key_columns, record.run_id
+        )
         if duplicate is not None and plan.table.key_enforced and cursor is not None:
             # Changed rows are read in cursor order: a row that changed meanwhile can be read twice.
             target = next(c.target_name for c in plan.columns if c.source.name == cursor.name)
@@ -249,6 +252,8 @@ class Extractor:
                 raise TidemarkError(f"another extract of {config.key} is running; try again when it ends")
             conn.commit()
             ensure_tables(conn, names, plan.columns, plan.table.primary_key)
+            if config.asof_history:  # so that its history model builds before any snapshot lands
+                ensure_snapshot_table(conn, names, plan.columns)
             relax_not_null(conn, names, plan.columns, plan.table.primary_key)
             record, resumed = self._begin(conn, plan)
             observer(
@@ -263,7 +268,7 @@ class Extractor:
             except Exception as exc:
                 conn.rollback()
                 record.status = "failed"
-                record.error_message = _first_line(exc)
+                record.error_message = first_line(exc)
                 record.ended_at = datetime.now(UTC)
                 append_event(conn, record)
                 clear_staging(conn, names)
@@ -281,6 +286,6 @@ class Extractor:
         )
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return (text.splitlines()[0] if text else type(exc).__name__)[:2000]

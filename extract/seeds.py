@@ -20,6 +20,8 @@ class SyncTable:
     cursor_column: str | None = None
     primary_key: tuple[str, ...] = ()
     enabled: bool = True
+    #: Keep an as-of history fed by snapshots (`--snapshot-date`), in any order of dates.
+    asof_history: bool = False
 
     @property
     def key(self) -> str:
@@ -49,18 +51,22 @@ def read_csv(path: Path, required: set[str], optional: set[str]) -> list[dict[st
         return rows
 
 
-def _flag(path: Path, number: int, value: str) -> bool:
+def _flag(path: Path, number: int, column: str, value: str, default: bool) -> bool:
     lowered = value.lower()
-    if lowered == "" or lowered in _TRUE:
+    if lowered == "":
+        return default
+    if lowered in _TRUE:
         return True
     if lowered in _FALSE:
         return False
-    raise TidemarkError(f"{path} line {number}: enabled must be true or false, not {value!r}")
+    raise TidemarkError(f"{path} line {number}: {column} must be true or false, not {value!r}")
 
 
 def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     path = seeds_dir / "sync_tables.csv"
-    rows = read_csv(path, {"source_schema", "source_table"}, {"cursor_column", "primary_key", "enabled"})
+    rows = read_csv(
+        path, {"source_schema", "source_table"}, {"cursor_column", "primary_key", "enabled", "asof_history"}
+    )
     tables = []
     seen: set[str] = set()
     for number, row in enumerate(rows, start=2):
@@ -70,7 +76,8 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
             source_table=row["source_table"],
             cursor_column=row.get("cursor_column") or None,
             primary_key=tuple(part.strip() for part in key_text.split("|") if part.strip()),
-            enabled=_flag(path, number, row.get("enabled", "")),
+            enabled=_flag(path, number, "enabled", row.get("enabled", ""), True),
+            asof_history=_flag(path, number, "asof_history", row.get("asof_history", ""), False),
         )
         if table.key in seen:
             raise TidemarkError(f"{path} line {number}: {table.key} is listed twice")

@@ -66,6 +66,27 @@ create table if not exists _migration.partition_log (
     landed_at timestamptz,
     primary key (run_id, partition_no)
 );
+-- One row per snapshot landed for an as-of history: landed by the extract, applied by
+-- the history model (applied_at set in the transaction that applies it).
+create table if not exists _migration.snapshot_log (
+    run_id bigint primary key,
+    table_key text not null,
+    as_of date not null,
+    origin text not null,
+    status text not null check (status in ('running', 'landed', 'failed')),
+    rows_landed bigint,
+    error_message text,
+    started_at timestamptz not null,
+    landed_at timestamptz,
+    applied_at timestamptz
+);
+create index if not exists snapshot_log_table_key on _migration.snapshot_log (table_key, run_id);
+-- The dates each as-of history holds (see macros/tidemark_scd2_sync_sql.sql).
+create table if not exists _migration.history_dates (
+    table_key text not null,
+    as_of date not null,
+    primary key (table_key, as_of)
+);
 """
 
 _COMMITTED_WATERMARK = """

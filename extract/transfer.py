@@ -62,16 +62,30 @@ def land_partitions(
     on_progress: ProgressCallback,
 ) -> None:
     """Land every pending partition in parallel; re-raises what the progress callback raised."""
+    frame = staging_projection(source.frames(parts, pending), columns)
+    numbers = [p.number for p in pending]
+    land_frame(frame, numbers, [c.target_name for c in columns], target, staging, run_id, on_progress)
+
+
+def land_frame(
+    frame: DataFrame,
+    partition_numbers: list[int],
+    columns: list[str],
+    target: DatabaseUrl,
+    staging: tuple[str, str],
+    run_id: int,
+    on_progress: ProgressCallback,
+) -> None:
+    """Land `frame`, whose Spark partition i is partition_numbers[i] of the run's plan, with COPY."""
     lander = CopyLander(
         target_url=target.libpq_url,
         schema=staging[0],
         table=staging[1],
-        columns=tuple(c.target_name for c in columns),
+        columns=tuple(columns),
         run_id=run_id,
-        partition_numbers=tuple(p.number for p in pending),
+        partition_numbers=tuple(partition_numbers),
     )
-    frame = staging_projection(source.frames(parts, pending), columns)
-    context = source.spark.sparkContext
+    context = frame.sparkSession.sparkContext
     group = f"tidemark-run-{run_id}"
     stop = threading.Event()
     failures: list[BaseException] = []
@@ -95,7 +109,7 @@ def land_partitions(
                     context.cancelJobGroup(group)
 
     watcher = threading.Thread(target=watch, name=f"tidemark-watch-{run_id}", daemon=True)
-    context.setJobGroup(group, f"tidemark run {run_id}: {len(pending)} partition(s)", interruptOnCancel=True)
+    context.setJobGroup(group, f"tidemark run {run_id}: {len(partition_numbers)} partition(s)", interruptOnCancel=True)
     watcher.start()
     try:
         frame.mapInArrow(lander, RESULT_SCHEMA).collect()

@@ -9,18 +9,25 @@
   replaced by the runs of the three positions (the version covering P from its
   start, D with the snapshot's row, N until the end of the version covering it),
   equal neighbours merged. Re-syncing a synced date takes the same path, so
-  applying the same snapshot again changes nothing.
+  applying the same snapshot again changes nothing. Only versions that differ
+  from what is there are deleted and inserted: a key unchanged around D costs no
+  write.
 
   history        relation: key columns, data columns, valid_from date, valid_to date
   snapshot       relation: key columns, data columns (the table as of `as_of`)
   synced_dates   relation: table_key text, as_of date (the dates synced per table)
   table_key      SQL string literal naming the table in synced_dates
   keys, columns  lists of quoted column names: the key, and the data compared
-  as_of          SQL expression of type date
+  as_of          SQL expression of type date; NULL changes nothing
+  uncomparable   those of `columns` compared as text (json and xml have no equality)
 -#}
-{% macro tidemark_scd2_sync_sql(history, snapshot, synced_dates, table_key, keys, columns, as_of) -%}
+{% macro tidemark_scd2_sync_sql(history, snapshot, synced_dates, table_key, keys, columns, as_of, uncomparable=[]) -%}
     {%- set key_list = keys | join(', ') -%}
     {%- set data_list = columns | join(', ') -%}
+    {%- set compared = [] -%}
+    {%- for column in columns -%}
+        {%- do compared.append(column ~ ('::text' if column in uncomparable else '')) -%}
+    {%- endfor -%}
     with bounds as (
         select
             cast({{ as_of }} as date) as d,
@@ -91,9 +98,9 @@
             case
                 when lag(filled.pos) over by_key is null then 1
                 when
-                    (filled.is_present{% for column in columns %}, filled.{{ column }}{% endfor %})
+                    (filled.is_present{% for column in compared %}, filled.{{ column }}{% endfor %})
                     is distinct from
-                    (lag(filled.is_present) over by_key{% for column in columns %}, lag(filled.{{ column }}) over by_key{% endfor %})
+                    (lag(filled.is_present) over by_key{% for column in compared %}, lag(filled.{{ column }}) over by_key{% endfor %})
                     then 1
                 else 0
             end as starts_run,
@@ -133,19 +140,29 @@
     removed as (
         delete from {{ history }} as h
         using affected
-        where h.ctid = affected.row_id
+        where
+            h.ctid = affected.row_id
+            and not exists (
+                select 1 from versions as v
+                where {{ tidemark_scd2_same_version('v', 'affected', keys, compared) }}
+            )
         returning 1
     ),
 
     added as (
         insert into {{ history }} ({{ key_list }}, {{ data_list }}, valid_from, valid_to)
-        select {{ key_list }}, {{ data_list }}, valid_from, valid_to from versions
+        select {{ key_list }}, {{ data_list }}, valid_from, valid_to from versions as v
+        where not exists (
+            select 1 from affected
+            where {{ tidemark_scd2_same_version('v', 'affected', keys, compared) }}
+        )
         returning 1
     ),
 
     dated as (
         insert into {{ synced_dates }} (table_key, as_of)
         select {{ table_key }}, b.d from bounds as b
+        where b.d is not null
         on conflict do nothing
         returning 1
     )
@@ -154,4 +171,15 @@
         (select count(*) from removed) as versions_removed,
         (select count(*) from added) as versions_added,
         (select count(*) from dated) as dates_added
+{%- endmacro %}
+
+{#- The same version: key and dates equal, data not distinct (`compared` are column expressions). -#}
+{% macro tidemark_scd2_same_version(left, right, keys, compared) -%}
+    {% for key in keys %}{{ left }}.{{ key }} = {{ right }}.{{ key }} and {% endfor -%}
+    {{ left }}.valid_from = {{ right }}.valid_from
+    and {{ left }}.valid_to is not distinct from {{ right }}.valid_to
+    {%- if compared %}
+    and ({% for column in compared %}{{ left }}.{{ column }}{{ ", " if not loop.last }}{% endfor %})
+    is not distinct from ({% for column in compared %}{{ right }}.{{ column }}{{ ", " if not loop.last }}{% endfor %})
+    {%- endif %}
 {%- endmacro %}

@@ -63,6 +63,13 @@ def test_full_refresh_table_deletes_rows_gone_from_source(demo: Project) -> None
     demo.sync()
     assert merge_counts(demo, "countries") == (1, 0, 10, 2)
     assert_replicas_equal(demo)
+    # The replica's dbt snapshot records the hard deletes (hard_deletes: invalidate).
+    with demo.target() as conn:
+        closed = conn.execute(
+            f'select countrycode from "demo__{demo.source_db}__dbo".countries__history'
+            " where dbt_valid_to is not null order by 1"
+        ).fetchall()
+    assert closed == [("AT",), ("BR",)]
 
 
 def test_row_count_check_passes_then_catches_a_missing_row(demo: Project) -> None:

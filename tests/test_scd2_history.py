@@ -47,12 +47,15 @@ class History:
     def reset(self) -> None:
         self.conn.execute("truncate scd.history, scd.synced_dates")
 
-    def sync(self, as_of: date, rows: dict[int, str | None]) -> None:
+    def sync(self, as_of: date, rows: dict[int, str | None]) -> tuple[int, int, int]:
+        """Versions removed, versions added, dates added."""
         with self.conn.transaction():
             self.conn.execute("truncate scd.snapshot")
             with self.conn.cursor() as cursor:
                 cursor.executemany("insert into scd.snapshot values (%s, %s)", list(rows.items()))
-            self.conn.execute(self.sync_sql, {"as_of": as_of})
+            counts = self.conn.execute(self.sync_sql, {"as_of": as_of}).fetchone()
+        assert counts is not None
+        return int(counts[0]), int(counts[1]), int(counts[2])
 
     def versions(self) -> list[Version]:
         return [
@@ -147,5 +150,6 @@ def test_any_order_gives_the_history_of_date_order(
     assert_canonical(history.versions())
 
     repeated = order[again % len(order)]
-    history.sync(repeated, snapshots[repeated])  # syncing a date twice changes nothing
+    # Syncing a date twice changes nothing, and writes nothing.
+    assert history.sync(repeated, snapshots[repeated]) == (0, 0, 0)
     assert history.versions() == expected

@@ -183,9 +183,14 @@ def test_a_row_read_twice_in_one_run_keeps_its_latest_version(demo: Project) -> 
         )
     plan = demo.extractor.plan(demo.extractor.find("dbo.Customers"))
     with psycopg.connect(demo.target_url) as conn:
-        assert duplicate_key_sample(conn, plan.names, plan.key_columns, run.run_id) == (12,)
+        assert duplicate_key_sample(
+            conn, (plan.names.schema, plan.names.staging_table), plan.key_columns, run.run_id
+        ) == (12,)
         assert keep_latest_versions(conn, plan.names, plan.key_columns, "modifieddate", run.run_id) == 1
-        assert duplicate_key_sample(conn, plan.names, plan.key_columns, run.run_id) is None
+        assert (
+            duplicate_key_sample(conn, (plan.names.schema, plan.names.staging_table), plan.key_columns, run.run_id)
+            is None
+        )
     demo.build()
     assert demo.scalar(f'select name from "demo__{demo.source_db}__dbo".customers where customerid = 12') == "latest"
     assert_replicas_equal(demo)

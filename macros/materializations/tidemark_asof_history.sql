@@ -1,0 +1,95 @@
+{#-
+  An SCD2 history fed full snapshots of a table as of any date, in any order.
+
+  The model selects the snapshot landing table of a replica (the rows landed by
+  `python -m extract --table X --snapshot-date D`, with their _tidemark_run_id);
+  config `snapshots_of` names the replica (schema.table) in _migration.snapshot_log,
+  and `unique_key` its key. Each landed snapshot not applied yet is applied with
+  tidemark_scd2_sync_sql, oldest landing first, each in its own transaction that
+  also marks it applied; the dates a history holds are in _migration.history_dates.
+  Run ids and dates are read by the statements themselves, never formatted into SQL.
+-#}
+{% materialization tidemark_asof_history, adapter='postgres' %}
+    {%- set keys = tidemark_key_columns(config.get('unique_key')) -%}
+    {%- set snapshots_of = tidemark_quote_literal(config.require('snapshots_of')) -%}
+    {%- set history_key = tidemark_table_key(this) -%}
+    {%- set target = this.incorporate(type='table') -%}
+
+    {%- set columns = [] -%}
+    {%- set uncomparable = [] -%}
+    {%- for column in get_column_schema_from_query(sql) -%}
+        {%- set quoted = adapter.quote(column.name) -%}
+        {%- if not column.name.startswith('_tidemark_') and quoted not in keys -%}
+            {%- do columns.append(quoted) -%}
+            {%- if column.data_type | lower in ('json', 'xml') -%}{%- do uncomparable.append(quoted) -%}{%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+
+    {%- set next_run -%}
+        (
+            select min(l.run_id) from _migration.snapshot_log as l
+            where l.table_key = {{ snapshots_of }} and l.status = 'landed' and l.applied_at is null
+        )
+    {%- endset -%}
+    {%- set snapshot -%}
+        (
+            select model_rows.* from ({{ sql }}) as model_rows
+            where model_rows._tidemark_run_id = {{ next_run }}
+        ) as snapshot_rows
+    {%- endset -%}
+    {%- set as_of = "(select l.as_of from _migration.snapshot_log as l where l.run_id = " ~ next_run ~ ")" -%}
+
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+    {%- if load_relation(this) is none %}
+        {% call statement('create_history') -%}
+            create table {{ target }} as
+            select {{ (keys + columns) | join(', ') }}, null::date as valid_from, null::date as valid_to
+            from ({{ sql }}) as model_rows
+            with no data;
+            create index on {{ target }} ({{ keys | join(', ') }}, valid_from);
+        {%- endcall %}
+        {% do adapter.commit() %}
+    {%- endif %}
+
+    {%- set waiting = run_query(
+        "select count(*) from _migration.snapshot_log as l where l.table_key = " ~ snapshots_of
+        ~ " and l.status = 'landed' and l.applied_at is null"
+    ) -%}
+    {%- set waiting_count = waiting.columns[0].values()[0] | int if execute else 0 -%}
+    {%- for _ in range(waiting_count) %}
+        {#- Serialises builds of this history: each applies the oldest snapshot still waiting. -#}
+        {% call statement('lock_history') -%}
+            select pg_advisory_xact_lock(hashtext('tidemark:history:' || {{ history_key }}))
+        {%- endcall %}
+        {% call statement('apply_snapshot', fetch_result=True) -%}
+            {{ tidemark_scd2_sync_sql(
+                target, snapshot, '_migration.history_dates', history_key,
+                keys, columns, as_of, uncomparable
+            ) }}
+        {%- endcall %}
+        {%- set counts = load_result('apply_snapshot')['table'].rows[0] -%}
+        {% call statement('mark_applied', fetch_result=True) -%}
+            update _migration.snapshot_log set applied_at = clock_timestamp()
+            where run_id = {{ next_run }}
+            returning as_of::text
+        {%- endcall %}
+        {%- set applied = load_result('mark_applied')['table'].rows -%}
+        {% do adapter.commit() %}
+        {%- if applied | length > 0 %}
+            {{ log(this ~ ": applied the snapshot as of " ~ applied[0][0] ~ ": " ~ counts[1] ~ " version(s) in, "
+                ~ counts[0] ~ " out", info=True) }}
+        {%- endif %}
+    {%- endfor %}
+
+    {% call statement('main') -%}
+        select count(*) as versions from {{ target }}
+    {%- endcall %}
+
+    {{ run_hooks(post_hooks, inside_transaction=True) }}
+    {% do adapter.commit() %}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {% do persist_docs(target, model) %}
+    {{ return({'relations': [target]}) }}
+{% endmaterialization %}

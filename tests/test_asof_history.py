@@ -1,0 +1,189 @@
+"""The as-of history end to end: snapshots landed by the extract (from the source or a file), applied by
+`dbt build` in any order of dates."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from extract.errors import MergeError, TidemarkError
+from extract.snapshot_run import SnapshotLanding
+from tests.conftest import REPO, Project
+
+SCHEMA_PREFIX = "demo__"
+SEED_HEADER = "source_schema,source_table,cursor_column,primary_key,enabled,asof_history\n"
+DEC = {day: date(2026, 12, day) for day in (1, 3, 5, 9, 17)}
+Version = tuple[int, str, str | None, date, date | None]
+
+
+@pytest.fixture
+def prices(project: Project) -> Project:
+    with project.source() as conn:
+        conn.execute(
+            """create schema dbo;
+            create table dbo."Prices" (
+                "ItemID" integer primary key,
+                "Name" varchar(40) not null,
+                "Attrs" json,
+                "Photo" bytea
+            )"""
+        )
+    seed = project.root / "seeds" / "sync_tables.csv"
+    seed.write_text(SEED_HEADER + "dbo,Prices,,,true,true\n")
+    project.close()
+    project.generate()
+    project.extract()  # the replica, and the empty snapshot table its history model reads
+    return project
+
+
+def source_rows(project: Project, rows: list[tuple[int, str, str | None]]) -> None:
+    with project.source() as conn:
+        conn.execute('truncate dbo."Prices"')
+        for item, name, attrs in rows:
+            conn.execute('insert into dbo."Prices" values (%s, %s, %s, %s)', (item, name, attrs, name.encode()))
+
+
+def land(project: Project, as_of: date, file: Path | None = None) -> int:
+    config = project.extractor.find("dbo.Prices")
+    return SnapshotLanding(project.extractor, config, as_of, file).run(lambda event, details: None).rows_landed
+
+
+def history(project: Project) -> list[Version]:
+    with project.target() as conn:
+        rows = conn.execute(
+            f'select "itemid", "name", "attrs"::text, valid_from, valid_to, "photo" from '
+            f'"{SCHEMA_PREFIX}{project.source_db}__dbo".prices__asof_history order by 1, 4'
+        ).fetchall()
+    for row in rows:
+        assert bytes(row[5]) == row[1].encode(), row  # bytea lands intact
+    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+
+def test_the_worked_example_through_extract_and_dbt(prices: Project) -> None:
+    source_rows(prices, [(1, "X", '{"a": 1}')])
+    assert land(prices, DEC[17]) == 1
+    prices.build()
+    assert history(prices) == [(1, "X", '{"a": 1}', DEC[17], None)]
+
+    assert land(prices, DEC[1]) == 1  # same data, earlier: the version reaches back
+    prices.build()
+    assert history(prices) == [(1, "X", '{"a": 1}', DEC[1], None)]
+
+    # Two snapshots landed before one build are both applied.
+    land(prices, DEC[5])  # covered, same data: no change
+    source_rows(prices, [])
+    land(prices, DEC[3])  # absent on Dec 3: closed there, present again from Dec 5
+    prices.build()
+    assert history(prices) == [(1, "X", '{"a": 1}', DEC[1], DEC[3]), (1, "X", '{"a": 1}', DEC[5], None)]
+
+    with prices.target() as conn:
+        dates = conn.execute("select as_of from _migration.history_dates order by 1").fetchall()
+        waiting = conn.execute("select count(*) from _migration.snapshot_log where applied_at is null").fetchone()
+    assert [d[0] for d in dates] == [DEC[1], DEC[3], DEC[5], DEC[17]]
+    assert waiting == (0,)
+
+    prices.build()  # nothing waits: nothing changes
+    assert len(history(prices)) == 2
+
+
+def test_a_json_change_opens_a_version_and_the_next_snapshot_clears_applied_rows(prices: Project) -> None:
+    source_rows(prices, [(1, "X", '{"a": 1}'), (2, "Y", None)])
+    land(prices, DEC[1])
+    source_rows(prices, [(1, "X", '{"a": 2}'), (2, "Y", None)])
+    land(prices, DEC[9])
+    prices.build()
+    assert history(prices) == [
+        (1, "X", '{"a": 1}', DEC[1], DEC[9]),
+        (1, "X", '{"a": 2}', DEC[9], None),
+        (2, "Y", None, DEC[1], None),
+    ]
+    land(prices, DEC[5])  # a late snapshot: rows of applied runs are gone from the landing table
+    landing = f'"{SCHEMA_PREFIX}{prices.source_db}__dbo".snap__prices'
+    assert prices.scalar(f"select count(distinct _tidemark_run_id) from {landing}") == 1
+    prices.build()
+    assert history(prices) == [
+        (1, "X", '{"a": 1}', DEC[1], DEC[5]),
+        (1, "X", '{"a": 2}', DEC[5], None),  # Dec 5 saw the new data already
+        (2, "Y", None, DEC[1], None),
+    ]
+
+
+def test_snapshot_files_csv_and_parquet(prices: Project, tmp_path: Path) -> None:
+    csv_path = tmp_path / "prices-dec1.csv"
+    with csv_path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["itemid", "NAME", "Attrs", "Photo"])  # any case, source or replica names
+        writer.writerow([1, "X", '{"a": 1}', "\\x" + b"X".hex()])
+        writer.writerow([2, "Y, with a comma", "", "\\x" + b"Y, with a comma".hex()])
+    parquet_path = tmp_path / "prices-dec5.parquet"
+    pq.write_table(
+        pa.table({"ItemID": [1], "Name": ["X2"], "Attrs": ['{"a": 1}'], "Photo": pa.array([b"X2"], pa.binary())}),
+        parquet_path,
+    )
+    assert land(prices, DEC[5], parquet_path) == 1
+    assert land(prices, DEC[1], csv_path) == 2
+    prices.build()
+    assert history(prices) == [
+        (1, "X", '{"a": 1}', DEC[1], DEC[5]),
+        (1, "X2", '{"a": 1}', DEC[5], None),
+        (2, "Y, with a comma", None, DEC[1], DEC[5]),
+    ]
+
+
+def test_bad_snapshots_are_refused_and_nothing_is_applied(prices: Project, tmp_path: Path) -> None:
+    repeated = tmp_path / "repeated.csv"
+    repeated.write_text('ItemID,Name,Attrs,Photo\n7,"a",,\n7,"b",,\n')
+    with pytest.raises(MergeError, match=r"holds the key \(ItemID=7\) more than once"):
+        land(prices, DEC[1], repeated)
+    short = tmp_path / "short.csv"
+    short.write_text("ItemID,Name,Colour\n1,a,red\n")
+    with pytest.raises(TidemarkError, match=r"missing column.*Attrs, Photo; column.*does not have: Colour"):
+        land(prices, DEC[1], short)
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "part-1.csv").write_text(repeated.read_text())
+    (mixed / "part-2.txt").write_text(repeated.read_text())
+    with pytest.raises(TidemarkError, match="cannot tell its format"):
+        land(prices, DEC[1], mixed)
+    with pytest.raises(TidemarkError, match="does not exist"):
+        land(prices, DEC[1], tmp_path / "nowhere.parquet")
+    prices.build()
+    assert history(prices) == []
+    with prices.target() as conn:
+        statuses = conn.execute("select status from _migration.snapshot_log order by run_id").fetchall()
+    assert statuses == [("failed",)]  # the file errors stop before a run starts
+
+
+def run_cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "extract", *args],
+        cwd=REPO,
+        env={**os.environ, **project.env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_command_line(prices: Project) -> None:
+    source_rows(prices, [(1, "X", None)])
+    bad = run_cli(prices, "--table", "dbo.Prices", "--snapshot-date", "2026-12-32")
+    assert bad.returncode == 2 and "--snapshot-date '2026-12-32' is not a date" in bad.stderr
+    alone = run_cli(prices, "--table", "dbo.Prices", "--snapshot-file", "x.csv")
+    assert alone.returncode == 2 and "--snapshot-file 'x.csv' needs --snapshot-date" in alone.stderr
+    landed = run_cli(prices, "--table", "dbo.Prices", "--snapshot-date", "2026-12-01", "--json")
+    assert landed.returncode == 0, landed.stderr
+    assert '"as_of": "2026-12-01"' in landed.stdout and '"rows_landed": 1' in landed.stdout
+
+    seed = prices.root / "seeds" / "sync_tables.csv"
+    seed.write_text(SEED_HEADER + "dbo,Prices,,,true,false\n")
+    refused = run_cli(prices, "--table", "dbo.Prices", "--snapshot-date", "2026-12-01")
+    assert refused.returncode == 1 and "dbo.Prices keeps no as-of history" in refused.stderr
