@@ -28,8 +28,9 @@ $(JDBC_JAR):
 demo: install
 	mkdir -p $(XDG_RUNTIME_DIR)
 	$(BIN)/python -m extract demo setup --size $${DEMO_SIZE:-2000}
-	@echo "== first sync: extract, dbt build, row-count checks, docs"
+	@echo "== first sync: extract, a snapshot for the as-of history, dbt build, row-count checks, docs"
 	$(ENV) $(BIN)/python -m extract --all
+	$(ENV) $(BIN)/python -m extract --table dbo.Customers --snapshot-date $$(date -u -d yesterday +%F)
 	$(ENV) $(BIN)/dbt build --quiet
 	$(ENV) $(BIN)/python -m extract check --all
 	$(ENV) $(BIN)/dbt docs generate --quiet
@@ -37,6 +38,7 @@ demo: install
 	@echo "== source changes, then an incremental sync"
 	$(ENV) $(BIN)/python -m extract demo change --seed $$RANDOM
 	$(ENV) $(BIN)/python -m extract --all
+	$(ENV) $(BIN)/python -m extract --table dbo.Customers --snapshot-date $$(date -u +%F)
 	$(ENV) $(BIN)/dbt build --quiet
 	$(ENV) $(BIN)/python -m extract check --all
 	$(ENV) $(BIN)/python -m extract verify --all

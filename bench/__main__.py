@@ -17,27 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from psycopg import sql
 
-from bench import baseline, merge_strategies, report, workload
+from bench import baseline, databases, merge_strategies, report, workload
+from bench.databases import SOURCE_DB, BenchDatabases
 from bench.measure import Measured, count_rows
 from bench.peers import runner
 from bench.tidemark_sync import REPO, Sync, TidemarkProject
-from extract import server
-
-SOURCE_DB = "bench_source"
-TARGET_DB = "bench_target"
 
 
 def _say(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
-
-
-def _fresh_databases(admin_url: str) -> None:
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        for name in (SOURCE_DB, TARGET_DB):
-            admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
-            admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
 
 
 def _sync_figures(sync: Sync) -> dict[str, Any]:
@@ -60,12 +49,12 @@ def _memory(rows: int, extracted: Measured) -> dict[str, Any]:
     return {"rows": rows, "peak_rss_driver": extracted.peak_rss_main, "peak_rss_children": extracted.peak_rss_children}
 
 
-def _memory_probe(work: Path, env: dict[str, str], admin_url: str, urls: tuple[str, str], rows: int) -> dict[str, Any]:
+def _memory_probe(work: Path, databases: BenchDatabases, rows: int) -> dict[str, Any]:
     """A full extract of `rows` rows in a fresh project: the peak memory of its processes."""
-    _fresh_databases(admin_url)
-    with psycopg.connect(urls[0], autocommit=True) as conn:
+    databases.recreate()
+    with psycopg.connect(databases.source_url, autocommit=True) as conn:
         workload.create(conn, rows)
-    project = TidemarkProject(work / "tidemark-probe", env, urls[1])
+    project = TidemarkProject(work / "tidemark-probe", databases.env, databases.target_url)
     return _memory(rows, project.extract())
 
 
@@ -82,29 +71,16 @@ def main() -> int:
     if missing:
         parser.error(f"the peers are not installed ({missing}): run `make bench`, or pass --no-peers")
 
-    work = REPO / ".tidemark" / "bench"
-    work.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(work / "runtime"))
-    admin_url = server.start(REPO / ".tidemark" / "bench-pg", server.free_port())
-    source_url = admin_url.rsplit("/", 1)[0] + "/" + SOURCE_DB
-    target_url = admin_url.rsplit("/", 1)[0] + "/" + TARGET_DB
-    port = admin_url.rsplit(":", 1)[1].split("/", 1)[0]
-    env = {
-        **os.environ,
-        "TIDEMARK_SOURCE_URL": source_url,
-        "TIDEMARK_TARGET_URL": target_url,
-        "TIDEMARK_TARGET_HOST": "127.0.0.1",
-        "TIDEMARK_TARGET_PORT": port,
-        "TIDEMARK_TARGET_USER": server.SUPERUSER,
-        "TIDEMARK_TARGET_DBNAME": TARGET_DB,
-    }
+    work = databases.WORK_DIR
+    bench_db = databases.start()
+    source_url, target_url, env = bench_db.source_url, bench_db.target_url, bench_db.env
     results: dict[str, Any] = {"rows": args.rows, "percent_changed": args.percent, "machine": report.machine()}
     try:
         small = max(1000, args.rows // 10)
         _say(f"memory probe: full extract of {small:,} rows")
-        memory = [_memory_probe(work, env, admin_url, (source_url, target_url), small)]
+        memory = [_memory_probe(work, bench_db, small)]
 
-        _fresh_databases(admin_url)
+        bench_db.recreate()
         _say(f'generating {args.rows:,} rows in {SOURCE_DB}.bench."Items"')
         with psycopg.connect(source_url, autocommit=True) as conn:
             workload.create(conn, args.rows)
@@ -166,7 +142,7 @@ def main() -> int:
             asdict(r) for r in merge_strategies.compare(work, env, target_url, (schema, table), args.percent)
         ]
     finally:
-        server.stop(REPO / ".tidemark" / "bench-pg")
+        databases.stop()
     report.print_report(results)
     path = report.write(results, args.out)
     print(f"\nwritten to {path}")

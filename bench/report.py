@@ -110,11 +110,12 @@ def print_report(results: dict[str, Any]) -> None:
     )
 
 
-def write(results: dict[str, Any], folder: Path) -> Path:
+def write(results: dict[str, Any], folder: Path, name: str | None = None) -> Path:
+    """results as {name}-{time}.json and {name}-latest.json ("bench-{rows}" and latest.json by default)."""
     folder.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    path = folder / f"bench-{results['rows']}-{stamp}.json"
+    path = folder / f"{name or 'bench-' + str(results['rows'])}-{stamp}.json"
     text = json.dumps(results, indent=2, default=str)
     path.write_text(text)
-    (folder / "latest.json").write_text(text)
+    (folder / (f"{name}-latest.json" if name else "latest.json")).write_text(text)
     return path

@@ -55,7 +55,7 @@ class Sync:
 class TidemarkProject:
     """A scratch copy of the dbt project with one table configured, as a user would set it up."""
 
-    def __init__(self, root: Path, env: dict[str, str], target_url: str) -> None:
+    def __init__(self, root: Path, env: dict[str, str], target_url: str, sync_tables: str = SYNC_TABLES) -> None:
         self.root = root
         self.target_url = target_url
         self.env = {
@@ -74,7 +74,7 @@ class TidemarkProject:
                 shutil.copy(source, copy)
         (root / "snapshots").mkdir()
         shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
-        (root / "seeds" / "sync_tables.csv").write_text(SYNC_TABLES)
+        (root / "seeds" / "sync_tables.csv").write_text(sync_tables)
         run([PYTHON, "-m", "extract", "generate"], self.env, REPO, "extract generate")
         run([DBT, "seed", "--project-dir", str(root)], self.env, root, "dbt seed")
 

@@ -44,6 +44,16 @@ def ensure_snapshot_table(conn: psycopg.Connection, names: TargetNames, columns:
                 schema, sql.Identifier(names.snapshot_table), sql.SQL(", ").join(_landing_defs(columns))
             )
         )
+        # Runs land one after another, so a BRIN index finds one run's rows among many at
+        # almost no cost to COPY.
+        conn.execute(
+            sql.SQL("create index if not exists {} on {}.{} using brin ({})").format(
+                sql.Identifier(names.snapshot_table + "__run"),
+                schema,
+                sql.Identifier(names.snapshot_table),
+                sql.Identifier(RUN_ID_COLUMN),
+            )
+        )
 
 
 def ensure_tables(

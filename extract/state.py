@@ -78,7 +78,10 @@ create table if not exists _migration.snapshot_log (
     error_message text,
     started_at timestamptz not null,
     landed_at timestamptz,
-    applied_at timestamptz
+    applied_at timestamptz,
+    apply_seconds double precision,
+    versions_removed bigint,
+    versions_added bigint
 );
 create index if not exists snapshot_log_table_key on _migration.snapshot_log (table_key, run_id);
 -- The dates each as-of history holds (see macros/tidemark_scd2_sync_sql.sql).

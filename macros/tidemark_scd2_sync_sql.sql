@@ -20,8 +20,12 @@
   keys, columns  lists of quoted column names: the key, and the data compared
   as_of          SQL expression of type date; NULL changes nothing
   uncomparable   those of `columns` compared as text (json and xml have no equality)
+  snapshot_run   optional SQL expression of the snapshot's run_id: its row in
+                 _migration.snapshot_log gets the counts of versions removed and added
 -#}
-{% macro tidemark_scd2_sync_sql(history, snapshot, synced_dates, table_key, keys, columns, as_of, uncomparable=[]) -%}
+{% macro tidemark_scd2_sync_sql(
+    history, snapshot, synced_dates, table_key, keys, columns, as_of, uncomparable=[], snapshot_run=none
+) -%}
     {%- set key_list = keys | join(', ') -%}
     {%- set data_list = columns | join(', ') -%}
     {%- set compared = [] -%}
@@ -165,7 +169,16 @@
         where b.d is not null
         on conflict do nothing
         returning 1
-    )
+    ){% if snapshot_run is not none %},
+
+    counted as (
+        update _migration.snapshot_log
+        set
+            versions_removed = (select count(*) from removed),
+            versions_added = (select count(*) from added)
+        where run_id = {{ snapshot_run }}
+        returning 1
+    ){% endif %}
 
     select
         (select count(*) from removed) as versions_removed,

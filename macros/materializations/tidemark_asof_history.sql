@@ -5,8 +5,8 @@
   `python -m extract --table X --snapshot-date D`, with their _tidemark_run_id);
   config `snapshots_of` names the replica (schema.table) in _migration.snapshot_log,
   and `unique_key` its key. Each landed snapshot not applied yet is applied with
-  tidemark_scd2_sync_sql, oldest landing first, each in its own transaction that
-  also marks it applied; the dates a history holds are in _migration.history_dates.
+  tidemark_scd2_sync_sql, oldest landing first, each in one transaction with the
+  mark that it is applied; the dates a history holds are in _migration.history_dates.
   Run ids and dates are read by the statements themselves, never formatted into SQL.
 -#}
 {% materialization tidemark_asof_history, adapter='postgres' %}
@@ -59,27 +59,29 @@
     ) -%}
     {%- set waiting_count = waiting.columns[0].values()[0] | int if execute else 0 -%}
     {%- for _ in range(waiting_count) %}
-        {#- Serialises builds of this history: each applies the oldest snapshot still waiting. -#}
-        {% call statement('lock_history') -%}
-            select pg_advisory_xact_lock(hashtext('tidemark:history:' || {{ history_key }}))
-        {%- endcall %}
+        {#-
+          One call, several statements: Postgres runs them as one transaction, whatever
+          the connection's transaction mode. The lock serialises builds of this history,
+          and each applies the oldest snapshot still waiting; now() is when it began.
+        -#}
         {% call statement('apply_snapshot', fetch_result=True) -%}
+            select pg_advisory_xact_lock(hashtext('tidemark:history:' || {{ history_key }}));
+
             {{ tidemark_scd2_sync_sql(
                 target, snapshot, '_migration.history_dates', history_key,
-                keys, columns, as_of, uncomparable
-            ) }}
-        {%- endcall %}
-        {%- set counts = load_result('apply_snapshot')['table'].rows[0] -%}
-        {% call statement('mark_applied', fetch_result=True) -%}
-            update _migration.snapshot_log set applied_at = clock_timestamp()
+                keys, columns, as_of, uncomparable, next_run
+            ) }};
+
+            update _migration.snapshot_log
+            set applied_at = clock_timestamp(), apply_seconds = extract(epoch from clock_timestamp() - now())
             where run_id = {{ next_run }}
-            returning as_of::text
+            returning as_of::text, versions_added, versions_removed, apply_seconds
         {%- endcall %}
-        {%- set applied = load_result('mark_applied')['table'].rows -%}
+        {%- set applied = load_result('apply_snapshot')['table'].rows -%}
         {% do adapter.commit() %}
         {%- if applied | length > 0 %}
-            {{ log(this ~ ": applied the snapshot as of " ~ applied[0][0] ~ ": " ~ counts[1] ~ " version(s) in, "
-                ~ counts[0] ~ " out", info=True) }}
+            {{ log(this ~ ": applied the snapshot as of " ~ applied[0][0] ~ " in " ~ '%.1f' % applied[0][3]
+                ~ "s: " ~ applied[0][1] ~ " version(s) in, " ~ applied[0][2] ~ " out", info=True) }}
         {%- endif %}
     {%- endfor %}
 
