@@ -11,7 +11,7 @@ export XDG_RUNTIME_DIR ?= /tmp/tidemark-runtime-$(shell id -u)
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ENV := source .tidemark/demo.env &&
 
-.PHONY: install demo stop test bench bench-peers lint typecheck sqlfluff docs clean
+.PHONY: install demo stop test bench bench-history bench-peers lint typecheck sqlfluff docs clean
 
 install: $(STAMP) $(JDBC_JAR)
 
@@ -69,6 +69,11 @@ $(BENCH_STAMP): requirements-bench.txt constraints-bench.txt
 bench: install bench-peers
 	mkdir -p $(XDG_RUNTIME_DIR)
 	$(BIN)/python -m bench --rows $${BENCH_ROWS:-10000000}
+
+# 30 snapshot dates of 1,000,000 keys applied to the as-of history in random order.
+bench-history: install
+	mkdir -p $(XDG_RUNTIME_DIR)
+	$(BIN)/python -m bench.asof_history --keys $${BENCH_KEYS:-1000000} --dates $${BENCH_DATES:-30}
 
 docs: install
 	$(ENV) $(BIN)/dbt docs generate && $(ENV) $(BIN)/dbt docs serve --port 8080

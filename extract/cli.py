@@ -118,6 +118,10 @@ def _run_extract(argv: Sequence[str]) -> int:
     extractor = Extractor(settings, spark)
     try:
         tables = extractor.enabled_tables() if args.all else [extractor.find(name) for name in args.table]
+        if as_of is not None and args.all:
+            tables = [t for t in tables if t.asof_history]
+            if not tables:
+                raise TidemarkError("--snapshot-date --all: no enabled table has asof_history set in sync_tables.csv")
         observer = ConsoleObserver(quiet=args.quiet or args.json)
 
         def sync(config: SyncTable) -> dict[str, object]:

@@ -170,6 +170,21 @@ def duplicate_key_sample(
     return None if row is None else tuple(row)
 
 
+def rows_without_key(conn: psycopg.Connection, landing: tuple[str, str], key: Sequence[str], run_id: int) -> int:
+    """Rows of the run in table `landing` (schema, name) with a NULL in some key column."""
+    row = conn.execute(
+        sql.SQL("select count(*) from {}.{} where {} = %s and ({})").format(
+            sql.Identifier(landing[0]),
+            sql.Identifier(landing[1]),
+            sql.Identifier(RUN_ID_COLUMN),
+            sql.SQL(" or ").join(sql.SQL("{} is null").format(sql.Identifier(k)) for k in key),
+        ),
+        (run_id,),
+    ).fetchone()
+    conn.commit()
+    return 0 if row is None else int(row[0])
+
+
 def keep_latest_versions(
     conn: psycopg.Connection, names: TargetNames, key: Sequence[str], cursor: str, run_id: int
 ) -> int:

@@ -9,9 +9,10 @@
   replaced by the runs of the three positions (the version covering P from its
   start, D with the snapshot's row, N until the end of the version covering it),
   equal neighbours merged. Re-syncing a synced date takes the same path, so
-  applying the same snapshot again changes nothing. Only versions that differ
-  from what is there are deleted and inserted: a key unchanged around D costs no
-  write.
+  applying the same snapshot again changes nothing. Only keys whose row at D
+  differs from the version covering D are recomputed, and only versions that
+  differ from what is there are deleted and inserted: a key unchanged at D costs
+  a hash join and no write.
 
   history        relation: key columns, data columns, valid_from date, valid_to date
   snapshot       relation: key columns, data columns (the table as of `as_of`)
@@ -45,6 +46,36 @@
             ) as n
     ),
 
+    snapshot_rows as (
+        select {{ key_list }}, {{ data_list }} from {{ snapshot }}
+    ),
+
+    covering_d as (
+        select h.*
+        from {{ history }} as h
+        cross join bounds as b
+        where h.valid_from <= b.d and (h.valid_to is null or h.valid_to > b.d)
+    ),
+
+    {#-
+      A key whose snapshot row equals the version covering D, or that is neither in
+      the snapshot nor covered at D, keeps its history as it is: only the others
+      are recomputed.
+    -#}
+    changed as (
+        select {% for key in keys %}coalesce(s.{{ key }}, c.{{ key }}) as {{ key }}{{ ", " if not loop.last }}{% endfor %}
+        from snapshot_rows as s
+        full join covering_d as c
+            on {% for key in keys %}s.{{ key }} = c.{{ key }}{{ " and " if not loop.last }}{% endfor %}
+        where
+            s.{{ keys[0] }} is null
+            or c.{{ keys[0] }} is null
+            {%- if compared %}
+            or ({% for column in compared %}s.{{ column }}{{ ", " if not loop.last }}{% endfor %})
+            is distinct from ({% for column in compared %}c.{{ column }}{{ ", " if not loop.last }}{% endfor %})
+            {%- endif %}
+    ),
+
     affected as (
         select
             h.ctid as row_id,
@@ -54,9 +85,15 @@
         from {{ history }} as h
         cross join bounds as b
         where
-            coalesce(h.valid_from <= b.p and (h.valid_to is null or h.valid_to > b.p), false)
-            or (h.valid_from <= b.d and (h.valid_to is null or h.valid_to > b.d))
-            or coalesce(h.valid_from <= b.n and (h.valid_to is null or h.valid_to > b.n), false)
+            (
+                coalesce(h.valid_from <= b.p and (h.valid_to is null or h.valid_to > b.p), false)
+                or (h.valid_from <= b.d and (h.valid_to is null or h.valid_to > b.d))
+                or coalesce(h.valid_from <= b.n and (h.valid_to is null or h.valid_to > b.n), false)
+            )
+            and exists (
+                select 1 from changed
+                where {% for key in keys %}changed.{{ key }} = h.{{ key }}{{ " and " if not loop.last }}{% endfor %}
+            )
     ),
 
     present as (
@@ -64,7 +101,11 @@
         from affected where covers_p
         union all
         select {{ key_list }}, 2 as pos, {{ data_list }}, null::date as starts, null::date as ends
-        from {{ snapshot }}
+        from snapshot_rows as s
+        where exists (
+            select 1 from changed
+            where {% for key in keys %}changed.{{ key }} = s.{{ key }}{{ " and " if not loop.last }}{% endfor %}
+        )
         union all
         select {{ key_list }}, 3 as pos, {{ data_list }}, null::date as starts, valid_to as ends
         from affected where covers_n

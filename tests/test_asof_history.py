@@ -9,6 +9,7 @@ import subprocess
 import sys
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -51,9 +52,10 @@ def source_rows(project: Project, rows: list[tuple[int, str, str | None]]) -> No
             conn.execute('insert into dbo."Prices" values (%s, %s, %s, %s)', (item, name, attrs, name.encode()))
 
 
-def land(project: Project, as_of: date, file: Path | None = None) -> int:
+def land(project: Project, as_of: date, file: Path | None = None, observer: Any = None) -> int:
     config = project.extractor.find("dbo.Prices")
-    return SnapshotLanding(project.extractor, config, as_of, file).run(lambda event, details: None).rows_landed
+    landing = SnapshotLanding(project.extractor, config, as_of, file)
+    return landing.run(observer or (lambda event, details: None)).rows_landed
 
 
 def history(project: Project) -> list[Version]:
@@ -143,6 +145,10 @@ def test_bad_snapshots_are_refused_and_nothing_is_applied(prices: Project, tmp_p
     repeated.write_text('ItemID,Name,Attrs,Photo\n7,"a",,\n7,"b",,\n')
     with pytest.raises(MergeError, match=r"holds the key \(ItemID=7\) more than once"):
         land(prices, DEC[1], repeated)
+    keyless = tmp_path / "keyless.csv"
+    keyless.write_text('ItemID,Name,Attrs,Photo\n7,"a",,\n,"b",,\n')
+    with pytest.raises(MergeError, match=r"has 1 row\(s\) with no value in the key \(ItemID\)"):
+        land(prices, DEC[1], keyless)
     short = tmp_path / "short.csv"
     short.write_text("ItemID,Name,Colour\n1,a,red\n")
     with pytest.raises(TidemarkError, match=r"missing column.*Attrs, Photo; column.*does not have: Colour"):
@@ -159,7 +165,7 @@ def test_bad_snapshots_are_refused_and_nothing_is_applied(prices: Project, tmp_p
     assert history(prices) == []
     with prices.target() as conn:
         statuses = conn.execute("select status from _migration.snapshot_log order by run_id").fetchall()
-    assert statuses == [("failed",)]  # the file errors stop before a run starts
+    assert statuses == [("failed",), ("failed",)]  # the file errors stop before a run starts
 
 
 def run_cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
@@ -187,3 +193,48 @@ def test_command_line(prices: Project) -> None:
     seed.write_text(SEED_HEADER + "dbo,Prices,,,true,false\n")
     refused = run_cli(prices, "--table", "dbo.Prices", "--snapshot-date", "2026-12-01")
     assert refused.returncode == 1 and "dbo.Prices keeps no as-of history" in refused.stderr
+
+
+class Killed(BaseException):
+    """Stands in for kill -9: nothing in the extract gets to handle it."""
+
+
+def test_a_killed_snapshot_resumes_with_the_partitions_not_landed(prices: Project) -> None:
+    source_rows(prices, [(i, f"item {i}", None) for i in range(1, 41)])
+    prices.env["PARTITION_ROWS"] = "5"  # 8 partitions
+    prices.close()
+    holder = prices.target()
+    holder.autocommit = False
+
+    def hold_partitions_4_and_up(event: str, details: dict[str, Any]) -> None:
+        if event == "planned":  # their tasks copy their rows, then wait to mark the partition landed
+            holder.execute(
+                "select 1 from _migration.partition_log where run_id = %s and partition_no >= 4 for update",
+                (details["run"].run_id,),
+            )
+        if event == "partition":
+            raise Killed
+
+    with pytest.raises(Killed):
+        land(prices, DEC[9], observer=hold_partitions_4_and_up)
+    with prices.target() as conn:  # the waiting tasks die with the process
+        conn.execute(
+            "select pg_terminate_backend(pid) from pg_stat_activity"
+            " where wait_event_type = 'Lock' and datname = current_database()"
+        )
+    holder.rollback()
+    holder.close()
+    killed_run = prices.scalar("select max(run_id) from _migration.snapshot_log")
+    assert prices.scalar("select status from _migration.snapshot_log where run_id = %s", (killed_run,)) == "running"
+    landed_before = prices.scalar(
+        "select count(*) from _migration.partition_log where run_id = %s and landed_at is not null", (killed_run,)
+    )
+    assert 1 <= landed_before < 4
+
+    events: list[tuple[str, Any]] = []
+    assert land(prices, DEC[9], observer=lambda event, details: events.append((event, details))) == 40
+    assert events[0][0] == "snapshot" and events[0][1]["resumed"] is True
+    assert prices.scalar("select max(run_id) from _migration.snapshot_log") == killed_run
+    prices.build()
+    assert len(history(prices)) == 40
+    assert {v[3] for v in history(prices)} == {DEC[9]}
