@@ -23,7 +23,8 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract status       the committed state per table (_migration._migration_state)
        python -m extract server ...   start/stop the embedded PostgreSQL
        python -m extract demo ...     demo data: setup, change
-       python -m extract sample load  a sample database (schema.json + Parquet) into the stand-in source"""
+       python -m extract sample load  a sample database (schema.json + Parquet) into the stand-in source
+       python -m extract spark-archive  write the JVM class archive that halves Spark's start-up (make install)"""
 
 EPILOG = """\
 exit codes: 0 every table landed; 1 some table failed (the others still ran);
@@ -148,12 +149,12 @@ def _run_extract(argv: Sequence[str]) -> int:
         extractor.close()
 
 
-SUBCOMMANDS = ("generate", "check", "verify", "status", "server", "demo", "sample")
+SUBCOMMANDS = ("generate", "check", "verify", "status", "server", "demo", "sample", "spark-archive")
 
 
 def _subcommand(name: str) -> Callable[[Sequence[str]], int]:
     # Imported on demand: some pull in Spark or great-expectations, which take seconds to load.
-    module = importlib.import_module(f"extract.commands.{name}")
+    module = importlib.import_module(f"extract.commands.{name.replace('-', '_')}")
     entry: Callable[[Sequence[str]], int] = module.main
     return entry
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from extract import class_archive
+
 # Debian's libpostgresql-jdbc-java and libjtds-java; mssql-jdbc comes through TIDEMARK_JARS.
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/jtds.jar")
 
@@ -17,13 +19,18 @@ def jar_paths(extra: tuple[str, ...] = ()) -> list[str]:
     return [jar for jar in (*DEFAULT_JARS, *extra) if Path(jar).exists()]
 
 
-def get_spark(master: str = "local[*]", extra_jars: tuple[str, ...] = ()) -> SparkSession:
+def get_spark(
+    master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None
+) -> SparkSession:
+    """The session; `java_options` for the driver JVM default to using the class archive if there is one."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # Workers must use this interpreter, or they miss the packages of this environment.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     jars = jar_paths(extra_jars)
     log_config = Path(__file__).with_name("log4j2.properties")
-    java_options = f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config}"
+    extra = class_archive.java_options(jars) if java_options is None else java_options
+    driver_options = f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config} {extra}".strip()
+    executor_options = f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config}"
     builder = (
         SparkSession.builder.master(master)
         .appName("tidemark-extract")
@@ -31,8 +38,8 @@ def get_spark(master: str = "local[*]", extra_jars: tuple[str, ...] = ()) -> Spa
         # DriverManager only sees drivers on the JVM's own class path.
         .config("spark.driver.extraClassPath", ":".join(jars))
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", java_options)
-        .config("spark.executor.extraJavaOptions", java_options)
+        .config("spark.driver.extraJavaOptions", driver_options)
+        .config("spark.executor.extraJavaOptions", executor_options)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")

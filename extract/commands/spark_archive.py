@@ -1,0 +1,51 @@
+"""`python -m extract spark-archive`: write the JVM class archive that makes Spark start faster."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from extract.class_archive import archive_path
+from extract.spark import get_spark, jar_paths
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m extract spark-archive",
+        description="Start Spark once, run a landing-like job and write the classes it loaded to an archive "
+        "that later sessions map instead of loading (JVM AppCDS); about 150 MB.",
+    )
+    parser.add_argument("--force", action="store_true", help="write it again even if it exists")
+    args = parser.parse_args(argv)
+    jars = jar_paths()
+    path = archive_path(jars)
+    if path.exists() and not args.force:
+        print(f"Spark class archive: {path} (exists)")
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    started = time.perf_counter()
+    # The JVM writes the archive when it exits; it becomes visible under its name only then, whole.
+    # Writing it lists every class it leaves out (signed jars, generated classes): errors only.
+    spark = get_spark(
+        "local[2]", java_options=f"-XX:ArchiveClassesAtExit={partial} -Xlog:disable -Xlog:all=error:stderr"
+    )
+    from extract.copy_landing import WARM_UP_SCHEMA, warm_up_task
+
+    spark.range(0, 1000, numPartitions=2).mapInArrow(warm_up_task, WARM_UP_SCHEMA).collect()
+    gateway = spark.sparkContext._gateway
+    assert gateway is not None, "a running session has a gateway"
+    spark.stop()
+    # The JVM exits when its stdin closes (pyspark's gateway protocol); wait until it has written the file.
+    gateway.shutdown()
+    gateway.proc.stdin.close()
+    gateway.proc.wait(timeout=300)
+    if not partial.exists():  # only a speed-up: everything works without it
+        print("the JVM wrote no class archive; Spark starts without one", file=sys.stderr, flush=True)
+        return 0
+    partial.replace(path)
+    print(f"Spark class archive: {path} ({path.stat().st_size / 2**20:,.0f} MiB, {time.perf_counter() - started:.0f}s)")
+    return 0
