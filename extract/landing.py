@@ -122,29 +122,41 @@ select exists (
 """
 
 
+#: True for a staged row whose run landed and waits for a merge.
+_AWAITS_MERGE = (
+    "exists (select 1 from _migration.run_log as r"
+    " where r.run_id = s._tidemark_run_id and r.status = 'landed'"
+    " and not exists (select 1 from _migration.merge_log as m"
+    " where m.table_key = r.table_key and r.run_id = any(m.run_ids)))"
+)
+
+
 def clear_staging(conn: psycopg.Connection, names: TargetNames, keep: tuple[int, Sequence[int]] = (0, ())) -> None:
     """Drop the staging rows no merge needs: of runs already merged, and of runs that never landed
     (failed or killed), except the landed partitions `keep[1]` of run `keep[0]`, which is resumed.
 
     The caller holds the table's extract lock, so no other run lands rows meanwhile. Merges
-    leave their rows for this, so that a merge never pays for a large delete; when no
-    landed run waits for a merge, TRUNCATE does it at once.
+    leave their rows for this, so that a merge never pays for a large delete.
     """
-    staging = sql.SQL("{}.{}").format(sql.Identifier(names.schema), sql.Identifier(names.staging_table))
     row = conn.execute(_PENDING_RUNS, (names.table_key,)).fetchone()
-    if not (row and row[0]) and not keep[1]:
-        conn.execute(sql.SQL("truncate {}").format(staging))
+    clear_landed_rows(conn, (names.schema, names.staging_table), bool(row and row[0]), _AWAITS_MERGE, keep)
+
+
+def clear_landed_rows(
+    conn: psycopg.Connection, table: tuple[str, str], any_waits: bool, waits: str, keep: tuple[int, Sequence[int]]
+) -> None:
+    """Delete the rows of landing table `table` (schema, name) for which the condition `waits` (SQL
+    on row `s`, no values) is false, except partitions `keep[1]` of run `keep[0]`; when no run
+    waits (`any_waits`) and none is resumed, TRUNCATE does it at once."""
+    relation = sql.Identifier(*table)
+    if not any_waits and not keep[1]:
+        conn.execute(sql.SQL("truncate {}").format(relation))
         conn.commit()
         return
     conn.execute(
-        sql.SQL(
-            "delete from {} as s where not exists ("
-            " select 1 from _migration.run_log as r"
-            " where r.run_id = s.{run} and r.status = 'landed'"
-            " and not exists (select 1 from _migration.merge_log as m"
-            " where m.table_key = r.table_key and r.run_id = any(m.run_ids)))"
-            " and not (s.{run} = %s and s.{page} = any(%s))"
-        ).format(staging, run=sql.Identifier(RUN_ID_COLUMN), page=sql.Identifier(PAGE_COLUMN)),
+        sql.SQL("delete from {} as s where not {} and not (s.{} = %s and s.{} = any(%s))").format(
+            relation, sql.SQL(waits), sql.Identifier(RUN_ID_COLUMN), sql.Identifier(PAGE_COLUMN)
+        ),
         (keep[0], list(keep[1])),
     )
     conn.commit()

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 import psycopg
-from psycopg import sql
 
-from extract.landing import PAGE_COLUMN, RUN_ID_COLUMN
+from extract.landing import clear_landed_rows
 from extract.naming import TargetNames
 
 #: Where a snapshot came from when it was read from the source table itself.
@@ -86,23 +85,15 @@ select exists (
 )
 """
 
+#: True for a landed snapshot row whose run waits to be applied.
+_AWAITS_APPLY = (
+    "exists (select 1 from _migration.snapshot_log as l"
+    " where l.run_id = s._tidemark_run_id and l.status = 'landed' and l.applied_at is null)"
+)
+
 
 def clear_snapshots(conn: psycopg.Connection, names: TargetNames, keep: tuple[int, list[int]] = (0, [])) -> None:
     """Drop the landed rows no history needs: of applied and failed runs, and of killed runs,
     except the landed partitions `keep[1]` of run `keep[0]`, which is resumed."""
-    table = sql.SQL("{}.{}").format(sql.Identifier(names.schema), sql.Identifier(names.snapshot_table))
     row = conn.execute(_AWAITING, (names.table_key,)).fetchone()
-    if not (row and row[0]) and not keep[1]:
-        conn.execute(sql.SQL("truncate {}").format(table))
-        conn.commit()
-        return
-    conn.execute(
-        sql.SQL(
-            "delete from {} as s where not exists ("
-            " select 1 from _migration.snapshot_log as l"
-            " where l.run_id = s.{run} and l.status = 'landed' and l.applied_at is null)"
-            " and not (s.{run} = %s and s.{page} = any(%s))"
-        ).format(table, run=sql.Identifier(RUN_ID_COLUMN), page=sql.Identifier(PAGE_COLUMN)),
-        (keep[0], keep[1]),
-    )
-    conn.commit()
+    clear_landed_rows(conn, (names.schema, names.snapshot_table), bool(row and row[0]), _AWAITS_APPLY, keep)

@@ -20,7 +20,9 @@ def main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--force", action="store_true", help="write it again even if it exists")
     args = parser.parse_args(argv)
-    jars = jar_paths()
+    # The archive holds for one class path: the extract's, with TIDEMARK_JARS (e.g. mssql-jdbc) if set.
+    extra = tuple(j for j in os.environ.get("TIDEMARK_JARS", "").split(":") if j)
+    jars = jar_paths(extra)
     path = archive_path(jars)
     if path.exists() and not args.force:
         print(f"Spark class archive: {path} (exists)")
@@ -31,7 +33,7 @@ def main(argv: Sequence[str]) -> int:
     # The JVM writes the archive when it exits; it becomes visible under its name only then, whole.
     # Writing it lists every class it leaves out (signed jars, generated classes): errors only.
     spark = get_spark(
-        "local[2]", java_options=f"-XX:ArchiveClassesAtExit={partial} -Xlog:disable -Xlog:all=error:stderr"
+        "local[2]", extra, java_options=f"-XX:ArchiveClassesAtExit={partial} -Xlog:disable -Xlog:all=error:stderr"
     )
     from extract.copy_landing import WARM_UP_SCHEMA, warm_up_task
 
