@@ -8,7 +8,8 @@ driver jar set; `get_spark` uses it when it matches. Without one, Spark starts a
 from __future__ import annotations
 
 import hashlib
-import subprocess
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -18,17 +19,21 @@ import pyspark
 QUIET_JVM_LOG = "-Xlog:disable -Xlog:all=warning:stderr"
 
 
-def _java_version() -> str:
-    try:
-        probe = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
+def _java_identity() -> str:
+    """The java binary pyspark starts (JAVA_HOME's, else the one on PATH), resolved, with its size and
+    time: it names the installed JVM without starting one, which would cost every session a JVM start."""
+    home = os.environ.get("JAVA_HOME")
+    found = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if not found or not Path(found).exists():
         return "unknown"
-    return probe.stderr.strip()
+    binary = Path(found).resolve()
+    stat = binary.stat()
+    return f"{binary} {stat.st_size} {stat.st_mtime_ns}"
 
 
 def archive_path(jars: list[str]) -> Path:
     """Where the archive for this Java, this Spark and these jars lives (inside the Python environment)."""
-    key = hashlib.sha256("\n".join([_java_version(), pyspark.__version__, *jars]).encode()).hexdigest()[:16]
+    key = hashlib.sha256("\n".join([_java_identity(), pyspark.__version__, *jars]).encode()).hexdigest()[:16]
     return Path(sys.prefix) / "tidemark-spark" / f"classes-{key}.jsa"
 
 

@@ -136,7 +136,8 @@ class SnapshotLanding:
                 )
                 self._record_plan(conn, record, planned, rows, observer)
             partitions, landed = load_plan(conn, record.run_id)
-            snapshot_log.clear_snapshots(conn, self.plan.names, keep=(record.run_id, sorted(landed)))
+            if resumed:  # a new run's table was cleared when it began
+                snapshot_log.clear_snapshots(conn, self.plan.names, keep=(record.run_id, sorted(landed)))
             pending = [p for p in partitions if p.number not in landed]
             record.partitions_planned = len(partitions)
             if pending:
