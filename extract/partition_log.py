@@ -65,7 +65,8 @@ def progress(conn: psycopg.Connection, run_id: int) -> Progress:
     return Progress(len(landed), sum(int(r[3] or 0) for r in landed), prefix_end)
 
 
-MARK_LANDED = (
-    "update _migration.partition_log set rows_landed = %s, landed_at = clock_timestamp()"
-    " where run_id = %s and partition_no = %s and landed_at is null"
+#: Run by the landing task (JDBC) in the transaction of its COPY: parameters rows, run id, partition.
+MARK_LANDED_JDBC = (
+    "update _migration.partition_log set rows_landed = ?, landed_at = clock_timestamp()"
+    " where run_id = ? and partition_no = ? and landed_at is null"
 )

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from pyspark.sql import Column, DataFrame, SparkSession
-from pyspark.sql import functions as F
-from pyspark.sql.types import BinaryType
 
 from extract.errors import TidemarkError
 from extract.typemap import MappedColumn
@@ -52,10 +50,7 @@ def read_snapshot_file(spark: SparkSession, path: Path, columns: list[MappedColu
             missing.append(col.source.name)
             continue
         used.add(name)
-        value = frame[name]
-        if col.target_type == "bytea" and isinstance(frame.schema[name].dataType, BinaryType):
-            value = F.concat(F.lit("\\x"), F.lower(F.hex(value)))
-        chosen.append(value.alias(col.target_name))
+        chosen.append(frame[name].alias(col.target_name))
     unknown = sorted(set(frame.columns) - used)
     if missing or unknown:
         problems = []

@@ -122,11 +122,10 @@ class SnapshotLanding:
             observer("partition", {"table": self.config.key, "run": record})
 
         target = self.extractor.settings.target
-        columns = [c.target_name for c in self.plan.columns]
         if self.frame is not None:
             numbers = list(range(1, self.frame.rdd.getNumPartitions() + 1))
             self._record_plan(conn, record, [Partition(n, "file", None, None) for n in numbers], None, observer)
-            land_frame(self.frame, numbers, columns, target, self.landing, record.run_id, checkpoint)
+            land_frame(self.frame, numbers, self.plan.columns, target, self.landing, record.run_id, checkpoint)
         else:
             extractor = self.extractor
             parts = extractor.read_segments(self.plan, None)

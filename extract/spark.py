@@ -9,14 +9,15 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from extract import class_archive
+from extract import class_archive, landing_jar
 
 # Debian's libpostgresql-jdbc-java and libjtds-java; mssql-jdbc comes through TIDEMARK_JARS.
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/jtds.jar")
 
 
 def jar_paths(extra: tuple[str, ...] = ()) -> list[str]:
-    return [jar for jar in (*DEFAULT_JARS, *extra) if Path(jar).exists()]
+    """tidemark's landing jar (built if missing), then the JDBC drivers that are installed."""
+    return [str(landing_jar.ensure_jar()), *(jar for jar in (*DEFAULT_JARS, *extra) if Path(jar).exists())]
 
 
 def get_spark(
@@ -51,18 +52,13 @@ def get_spark(
 
 
 def warm_up(session: SparkSession) -> threading.Thread:
-    """Start Spark's Python workers and its Arrow path in the background.
-
-    The first job of a session pays seconds for them; an extract spends that time
-    reading the catalog and planning partitions instead of waiting.
-    """
-    from extract.copy_landing import WARM_UP_SCHEMA, warm_up_task
-
+    """Run a tiny job in the background: the first job of a session pays for starting the scheduler
+    and the executor threads, which an extract otherwise waits for after reading the catalog."""
     parallelism = session.sparkContext.defaultParallelism
 
     def run() -> None:
         try:
-            session.range(0, parallelism, numPartitions=parallelism).mapInArrow(warm_up_task, WARM_UP_SCHEMA).collect()
+            session.range(0, parallelism, numPartitions=parallelism).collect()
         except Exception:  # only a head start: the real job reports any real failure
             return
 

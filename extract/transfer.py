@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from functools import reduce
 
 import psycopg
+from psycopg import sql
 from pyspark.sql import DataFrame, SparkSession
 
-from extract.copy_landing import RESULT_SCHEMA, CopyLander, staging_projection
 from extract.dialects import Dialect
 from extract.dialects.paging import partition_query
-from extract.partition_log import Progress, progress
+from extract.landing import PAGE_COLUMN, RUN_ID_COLUMN
+from extract.partition_log import MARK_LANDED_JDBC, Progress, progress
 from extract.partitions import Partition, Segment, partition_filter
 from extract.typemap import MappedColumn
 from extract.urls import DatabaseUrl
@@ -62,46 +63,61 @@ def land_partitions(
     on_progress: ProgressCallback,
 ) -> None:
     """Land every pending partition in parallel; re-raises what the progress callback raised."""
-    frame = staging_projection(source.frames(parts, pending), columns)
     numbers = [p.number for p in pending]
-    land_frame(frame, numbers, [c.target_name for c in columns], target, staging, run_id, on_progress)
+    land_frame(source.frames(parts, pending), numbers, columns, target, staging, run_id, on_progress)
+
+
+def copy_statement(staging: tuple[str, str], columns: list[MappedColumn]) -> str:
+    """COPY into landing table `staging` (schema, name): the columns, then the run and the partition."""
+    names = [c.target_name for c in columns] + [RUN_ID_COLUMN, PAGE_COLUMN]
+    return (
+        sql.SQL("copy {}.{} ({}) from stdin")
+        .format(sql.Identifier(staging[0]), sql.Identifier(staging[1]), sql.SQL(", ").join(map(sql.Identifier, names)))
+        .as_string(None)
+    )
 
 
 def land_frame(
     frame: DataFrame,
     partition_numbers: list[int],
-    columns: list[str],
+    columns: list[MappedColumn],
     target: DatabaseUrl,
     staging: tuple[str, str],
     run_id: int,
     on_progress: ProgressCallback,
 ) -> None:
-    """Land `frame`, whose Spark partition i is partition_numbers[i] of the run's plan, with COPY."""
-    lander = CopyLander(
-        target_url=target.libpq_url,
-        schema=staging[0],
-        table=staging[1],
-        columns=tuple(columns),
-        run_id=run_id,
-        partition_numbers=tuple(partition_numbers),
-    )
+    """Land `frame` (one column per entry of `columns`, in order), whose Spark partition i is
+    partition_numbers[i] of the run's plan, with COPY from the executors (extract/jvm)."""
     context = frame.sparkSession.sparkContext
+    gateway, jvm = context._gateway, context._jvm
+    assert gateway is not None and jvm is not None, "a running session has a JVM"
+    target_types = gateway.new_array(jvm.String, len(columns))
+    for i, column in enumerate(columns):
+        target_types[i] = column.target_type
+    numbers = gateway.new_array(jvm.int, len(partition_numbers))
+    for i, number in enumerate(partition_numbers):
+        numbers[i] = number
+    properties = jvm.java.util.Properties()
+    for key, value in target.jdbc_properties().items():
+        properties.setProperty(key, value)
     group = f"tidemark-run-{run_id}"
     stop = threading.Event()
     failures: list[BaseException] = []
+    #: The progress last reported (or found at the start).
+    reported: list[Progress] = []
 
     def watch() -> None:
         with psycopg.connect(target.libpq_url, autocommit=True) as conn:
-            seen = progress(conn, run_id)
+            reported.append(progress(conn, run_id))
             while not stop.wait(POLL_SECONDS):
                 if failures:
                     # Cancelling reaches only jobs already submitted: repeat until collect() returns.
                     context.cancelJobGroup(group)
                     continue
                 current = progress(conn, run_id)
-                if current == seen:
+                if current == reported[-1]:
                     continue
-                seen = current
+                reported.append(current)
                 try:
                     on_progress(conn, current)
                 except BaseException as exc:  # handed to the main thread, which re-raises it
@@ -112,7 +128,16 @@ def land_frame(
     context.setJobGroup(group, f"tidemark run {run_id}: {len(partition_numbers)} partition(s)", interruptOnCancel=True)
     watcher.start()
     try:
-        frame.mapInArrow(lander, RESULT_SCHEMA).collect()
+        jvm.tidemark.landing.CopyLanding.land(
+            frame._jdf,
+            target_types,
+            target.jdbc_url,
+            properties,
+            copy_statement(staging, columns),
+            MARK_LANDED_JDBC,
+            run_id,
+            numbers,
+        )
     except Exception:
         if failures:
             raise failures[0] from None
@@ -122,3 +147,9 @@ def land_frame(
         watcher.join()
     if failures:
         raise failures[0]
+    # Partitions that landed since the watcher last looked (all of them, if the job took less
+    # than a poll) are reported here.
+    with psycopg.connect(target.libpq_url, autocommit=True) as conn:
+        final = progress(conn, run_id)
+        if not reported or final != reported[-1]:
+            on_progress(conn, final)

@@ -35,9 +35,7 @@ def main(argv: Sequence[str]) -> int:
     spark = get_spark(
         "local[2]", extra, java_options=f"-XX:ArchiveClassesAtExit={partial} -Xlog:disable -Xlog:all=error:stderr"
     )
-    from extract.copy_landing import WARM_UP_SCHEMA, warm_up_task
-
-    spark.range(0, 1000, numPartitions=2).mapInArrow(warm_up_task, WARM_UP_SCHEMA).collect()
+    spark.range(0, 1000, numPartitions=2).selectExpr("id", "cast(id as string) as text").collect()
     gateway = spark.sparkContext._gateway
     assert gateway is not None, "a running session has a gateway"
     spark.stop()

@@ -1,0 +1,84 @@
+package tidemark.landing;
+
+import java.util.Properties;
+
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructField;
+
+/**
+ * Lands a DataFrame in a Postgres table with COPY, straight from the executors' rows: no
+ * Python worker, no Arrow, nothing collected on the driver but one small result per partition.
+ *
+ * <p>COPY's binary format when every column has an exact binary form for its Postgres type
+ * (Postgres then parses no text: about twice as fast), else the text format.
+ */
+public final class CopyLanding {
+    private CopyLanding() {}
+
+    /** "binary" or "text": the COPY format `land` uses for these columns. */
+    public static String format(Dataset<Row> frame, String[] targetTypes) {
+        return binaryWriters(frame, targetTypes) != null ? "binary" : "text";
+    }
+
+    /**
+     * Lands `frame`, whose Spark partition i is partition {@code partitionNumbers[i]} of run `runId`.
+     *
+     * @param copyStatement {@code copy t (columns..., run id, partition) from stdin}, without options
+     * @param markStatement an update with parameters rows, run id and partition number, marking it landed
+     * @return the format used
+     */
+    public static String land(
+            Dataset<Row> frame,
+            String[] targetTypes,
+            String url,
+            Properties properties,
+            String copyStatement,
+            String markStatement,
+            long runId,
+            int[] partitionNumbers) {
+        int partitions = frame.rdd().getNumPartitions();
+        if (partitions != partitionNumbers.length) {
+            throw new IllegalArgumentException(
+                    partitions + " Spark partitions but " + partitionNumbers.length + " partition numbers");
+        }
+        FieldWriter[] writers = binaryWriters(frame, targetTypes);
+        boolean binary = writers != null;
+        if (!binary) {
+            writers = textWriters(frame);
+        }
+        String statement = binary ? copyStatement + " (format binary)" : copyStatement;
+        PartitionLander lander = new PartitionLander(
+                url, properties, statement, markStatement, runId, partitionNumbers, writers, binary);
+        frame.queryExecution().toRdd().toJavaRDD().mapPartitionsWithIndex(lander, false).collect();
+        return binary ? "binary" : "text";
+    }
+
+    private static FieldWriter[] binaryWriters(Dataset<Row> frame, String[] targetTypes) {
+        StructField[] fields = frame.schema().fields();
+        if (fields.length != targetTypes.length) {
+            throw new IllegalArgumentException(fields.length + " columns but " + targetTypes.length + " target types");
+        }
+        FieldWriter[] writers = new FieldWriter[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            writers[i] = BinaryFields.forColumn(fields[i].dataType(), targetTypes[i]);
+            if (writers[i] == null) {
+                return null;
+            }
+        }
+        return writers;
+    }
+
+    private static FieldWriter[] textWriters(Dataset<Row> frame) {
+        StructField[] fields = frame.schema().fields();
+        FieldWriter[] writers = new FieldWriter[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            writers[i] = TextFields.forType(fields[i].dataType());
+            if (writers[i] == null) {
+                throw new IllegalArgumentException(
+                        "column " + fields[i].name() + ": cannot land Spark type " + fields[i].dataType().simpleString());
+            }
+        }
+        return writers;
+    }
+}
