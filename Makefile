@@ -15,7 +15,10 @@ ENV := source .tidemark/demo.env &&
 
 SPARK_ARCHIVE := $(VENV)/.spark-archive
 
-install: $(STAMP) $(JDBC_JAR) $(SPARK_ARCHIVE)
+JAVAC := $(or $(shell command -v javac),/usr/bin/javac)
+LANDING_SOURCES := $(wildcard extract/jvm/tidemark/landing/*.java)
+
+install: $(STAMP) $(JDBC_JAR) $(JAVAC) $(SPARK_ARCHIVE)
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,11 +26,16 @@ $(STAMP): requirements.txt requirements-dev.txt constraints.txt
 		-r requirements.txt -r requirements-dev.txt
 	@touch $@
 
-# Spark's driver starts in about half the time with its classes in a JVM archive (AppCDS).
-$(SPARK_ARCHIVE): $(STAMP) $(JDBC_JAR)
+# Builds the landing jar (extract/jvm), then the class archive: Spark's driver starts in about
+# half the time with its classes in a JVM archive (AppCDS).
+$(SPARK_ARCHIVE): $(STAMP) $(JDBC_JAR) $(JAVAC) $(LANDING_SOURCES)
 	mkdir -p $(XDG_RUNTIME_DIR)
 	$(BIN)/python -m extract spark-archive
 	@touch $@
+
+$(JAVAC):
+	@echo "installing a JDK to compile the landing jar (Debian package openjdk-17-jdk-headless)"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless
 
 $(JDBC_JAR):
 	@echo "installing the PostgreSQL JDBC driver (Debian package libpostgresql-jdbc-java)"

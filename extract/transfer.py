@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import reduce
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -77,6 +78,26 @@ def copy_statement(staging: tuple[str, str], columns: list[MappedColumn]) -> str
     )
 
 
+def _java_array(frame: DataFrame, java_type: str, values: Sequence[object]) -> Any:
+    context = frame.sparkSession.sparkContext
+    gateway, jvm = context._gateway, context._jvm
+    assert gateway is not None and jvm is not None, "a running session has a JVM"
+    array = gateway.new_array(getattr(jvm, java_type), len(values))
+    for i, value in enumerate(values):
+        array[i] = value
+    return array
+
+
+def _jvm(frame: DataFrame) -> Any:
+    return frame.sparkSession.sparkContext._jvm
+
+
+def copy_format(frame: DataFrame, columns: list[MappedColumn]) -> str:
+    """ "binary" when every column of `frame` has an exact binary form for its Postgres type, else "text"."""
+    target_types = _java_array(frame, "String", [c.target_type for c in columns])
+    return str(_jvm(frame).tidemark.landing.CopyLanding.format(frame._jdf, target_types))
+
+
 def land_frame(
     frame: DataFrame,
     partition_numbers: list[int],
@@ -89,14 +110,7 @@ def land_frame(
     """Land `frame` (one column per entry of `columns`, in order), whose Spark partition i is
     partition_numbers[i] of the run's plan, with COPY from the executors (extract/jvm)."""
     context = frame.sparkSession.sparkContext
-    gateway, jvm = context._gateway, context._jvm
-    assert gateway is not None and jvm is not None, "a running session has a JVM"
-    target_types = gateway.new_array(jvm.String, len(columns))
-    for i, column in enumerate(columns):
-        target_types[i] = column.target_type
-    numbers = gateway.new_array(jvm.int, len(partition_numbers))
-    for i, number in enumerate(partition_numbers):
-        numbers[i] = number
+    jvm = _jvm(frame)
     properties = jvm.java.util.Properties()
     for key, value in target.jdbc_properties().items():
         properties.setProperty(key, value)
@@ -130,13 +144,13 @@ def land_frame(
     try:
         jvm.tidemark.landing.CopyLanding.land(
             frame._jdf,
-            target_types,
+            _java_array(frame, "String", [c.target_type for c in columns]),
             target.jdbc_url,
             properties,
             copy_statement(staging, columns),
             MARK_LANDED_JDBC,
             run_id,
-            numbers,
+            _java_array(frame, "int", partition_numbers),
         )
     except Exception:
         if failures:
