@@ -16,7 +16,7 @@ from itertools import pairwise
 
 from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import Dialect
-from extract.dialects.paging import boundary_query, count_query, range_filter
+from extract.dialects.paging import boundary_query, count_query
 from extract.jdbc import JdbcConnection
 
 
@@ -93,7 +93,3 @@ def plan_partitions(
         for start, end in pairwise(bounds):
             planned.append(Partition(len(planned) + 1, segment.name, start, end))
     return planned, total
-
-
-def partition_filter(dialect: Dialect, segment: Segment, partition: Partition) -> str:
-    return range_filter(dialect, segment.order, segment.base, partition.start, partition.end)

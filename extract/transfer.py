@@ -13,10 +13,10 @@ from psycopg import sql
 from pyspark.sql import DataFrame, SparkSession
 
 from extract.dialects import Dialect
-from extract.dialects.paging import partition_query
+from extract.dialects.paging import order_aliases, range_filter, segment_query
 from extract.landing import PAGE_COLUMN, RUN_ID_COLUMN
 from extract.partition_log import MARK_LANDED_JDBC, Progress, progress
-from extract.partitions import Partition, Segment, partition_filter
+from extract.partitions import Partition, Segment
 from extract.typemap import MappedColumn
 from extract.urls import DatabaseUrl
 
@@ -35,22 +35,29 @@ class PartitionSource:
     table_ref: str
     select_list: str
 
-    def frame(self, segment: Segment, partition: Partition) -> DataFrame:
-        where = partition_filter(self.dialect, segment, partition)
-        query = partition_query(self.table_ref, self.select_list, where)
-        return (
-            self.spark.read.format("jdbc")
-            .option("url", self.url.jdbc_url)
-            .option("query", query)
-            .option("fetchsize", "10000")
-            .options(**self.url.jdbc_properties())
-            .load()
-        )
-
-    def frames(self, parts: list[Segment], pending: list[Partition]) -> DataFrame:
-        """One DataFrame whose Spark partition i is pending[i], each read with its filter inside the query."""
+    def frames(self, parts: list[Segment], pending: list[Partition]) -> tuple[DataFrame, list[int]]:
+        """One DataFrame of the pending partitions, and the partition number of each of its Spark
+        partitions in order: one JDBC relation per segment, one Spark partition per filter."""
+        by_segment: dict[str, list[Partition]] = {}
+        for partition in pending:
+            by_segment.setdefault(partition.segment, []).append(partition)
         by_name = {s.name: s for s in parts}
-        return reduce(DataFrame.unionAll, [self.frame(by_name[p.segment], p) for p in pending])
+        frames = [self._segment_frame(by_name[name], partitions) for name, partitions in by_segment.items()]
+        numbers = [p.number for partitions in by_segment.values() for p in partitions]
+        return reduce(DataFrame.unionAll, frames), numbers
+
+    def _segment_frame(self, segment: Segment, partitions: list[Partition]) -> DataFrame:
+        aliases = order_aliases(segment.order)
+        query = segment_query(self.dialect, self.table_ref, self.select_list, segment.order, segment.base)
+        filters = [range_filter(self.dialect, aliases, "", p.start, p.end) for p in partitions]
+        # One relation: Spark asks the source for its columns once, not once per partition.
+        frame = self.spark.read.jdbc(
+            self.url.jdbc_url,
+            f"({query}) tidemark_segment",
+            predicates=filters,
+            properties={"fetchsize": "10000", **self.url.jdbc_properties()},
+        )
+        return frame.drop(*(a.name for a in aliases))
 
 
 def land_partitions(
@@ -64,8 +71,8 @@ def land_partitions(
     on_progress: ProgressCallback,
 ) -> None:
     """Land every pending partition in parallel; re-raises what the progress callback raised."""
-    numbers = [p.number for p in pending]
-    land_frame(source.frames(parts, pending), numbers, columns, target, staging, run_id, on_progress)
+    frame, numbers = source.frames(parts, pending)
+    land_frame(frame, numbers, columns, target, staging, run_id, on_progress)
 
 
 def copy_statement(staging: tuple[str, str], columns: list[MappedColumn]) -> str:

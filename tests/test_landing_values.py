@@ -82,7 +82,7 @@ def test_edge_values_land_exactly(edge_tables: Project, table: str, expected_for
     extractor = edge_tables.extractor
     plan = extractor.plan(extractor.find(table))
     segment = extractor.read_segments(plan, None)[0]
-    frame = extractor.partition_source(plan).frames([segment], [Partition(1, segment.name, None, None)])
+    frame, _ = extractor.partition_source(plan).frames([segment], [Partition(1, segment.name, None, None)])
     assert copy_format(frame, plan.columns) == expected_format
 
     source = _as_text(

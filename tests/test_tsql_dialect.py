@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import TsqlDialect
-from extract.dialects.paging import boundary_query, count_query, partition_query, range_filter
+from extract.dialects.paging import boundary_query, count_query, order_aliases, range_filter, segment_query
 from extract.partitions import segments
 
 DIALECT = TsqlDialect()
@@ -45,7 +45,7 @@ def page_queries(
     table: SourceTable, columns: list[tuple[SourceColumn, str]], cursor: SourceColumn | None, hint: bool = False
 ) -> list[str]:
     """Every query one run sends for `table`, per segment: its count, its partition ends, and the rows
-    of a partition closed or open at either end."""
+    of a partition closed or open at either end, as Spark sends them (its columns, then the filter)."""
     bound = DIALECT.cursor_lower_bound(WATERMARK, cursor) if cursor else None
     ref = DIALECT.table_ref(table.schema, table.name) + DIALECT.table_hint(hint)
     select_list = ", ".join(DIALECT.select_expression(c, t) for c, t in columns)
@@ -55,9 +55,11 @@ def page_queries(
         queries.append(boundary_query(DIALECT, ref, segment.order, segment.base))
         # Positions as the source writes them, quotes and brackets included.
         cut = tuple("it's ]2026-11-01 12:30:15.1234567" for _ in segment.order)
+        relation = segment_query(DIALECT, ref, select_list, segment.order, segment.base)
+        names = ", ".join(DIALECT.quote(c.name) for c, _ in columns)
         for start, end in ((None, None), (None, cut), (cut, None), (cut, cut)):
-            where = range_filter(DIALECT, segment.order, segment.base, start, end)
-            queries.append(partition_query(ref, select_list, where))
+            where = range_filter(DIALECT, order_aliases(segment.order), "", start, end)
+            queries.append(f"select {names} from ({relation}) tidemark_segment where ({where})")
     return queries
 
 
@@ -76,6 +78,9 @@ def test_page_queries_parse_and_filter_on_the_cursor(cursor_base: str) -> None:
         assert any(t.name == "Address]x" and t.db == "Person" for t in tables)
     changed_rows = queries[3]
     assert f"'{bound:%Y-%m-%dT%H:%M:%S.%f}" in changed_rows and "N'it''s ]2026" in changed_rows
+    # Partitions filter on the cursor and key as the source holds them, not as the select list reads them.
+    assert "[ModifiedDate] as [tidemark_order_1], [Odd]]Name] as [tidemark_order_2]" in changed_rows
+    assert "where (([tidemark_order_1] < cast(" in changed_rows
     assert "row_number() over (order by [ModifiedDate], [Odd]]Name])" in queries[1] and queries[1].count("?") == 1
     assert "count_big(*)" in queries[0] and "[ModifiedDate] is null" in queries[6]
 

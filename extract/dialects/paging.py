@@ -11,6 +11,7 @@ row fall between two partitions or into both.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from extract.catalog import SourceColumn
 from extract.dialects.base import Dialect
@@ -58,8 +59,25 @@ def boundary_query(dialect: Dialect, table_ref: str, order: Sequence[SourceColum
     )
 
 
-def partition_query(table_ref: str, select_list: str, where: str) -> str:
-    return f"select {select_list} from {table_ref} where {where}"
+#: A segment's query repeats its order columns under these names, as the source holds them, for
+#: the partition filters: the select list may read a column as text, which sorts differently.
+ORDER_ALIAS = "tidemark_order_{}"
+
+
+def order_aliases(order: Sequence[SourceColumn]) -> tuple[SourceColumn, ...]:
+    return tuple(replace(c, name=ORDER_ALIAS.format(i)) for i, c in enumerate(order, start=1))
+
+
+def segment_query(dialect: Dialect, table_ref: str, select_list: str, order: Sequence[SourceColumn], base: str) -> str:
+    """The rows of a segment: the select list, then the order columns under their aliases.
+
+    Spark reads it as one relation, one partition per filter on the aliases (`range_filter`):
+    ``select <columns> from (<this>) as tidemark_segment where (<filter>)``.
+    """
+    raw = ", ".join(
+        f"{dialect.quote(c.name)} as {dialect.quote(a.name)}" for c, a in zip(order, order_aliases(order), strict=True)
+    )
+    return f"select {select_list}, {raw} from {table_ref}{_where([base])}"
 
 
 def range_filter(
