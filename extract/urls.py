@@ -69,6 +69,10 @@ class DatabaseUrl:
             props["user"] = self.user
         if self.password:
             props["password"] = self.password
+        if self.dialect == "postgres":
+            # Prepared on the server from the first execution, so rows arrive in binary: the
+            # server formats no text and the driver parses none (a setting in the URL wins).
+            props["prepareThreshold"] = "-1"
         return props
 
     def with_credentials(self, user: str | None, password: str | None) -> DatabaseUrl:

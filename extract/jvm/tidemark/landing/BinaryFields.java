@@ -10,6 +10,7 @@ import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
@@ -163,10 +164,69 @@ final class BinaryFields {
         if (scale < 0) {
             return null;
         }
+        if (precision <= Decimal.MAX_LONG_DIGITS() && scale <= 16) {
+            // Spark keeps these as a long of unscaled digits: no BigDecimal per value. (The padded
+            // fraction of a larger scale could overflow a long.)
+            return (row, i, out) -> putNumeric(out, row.getDecimal(i, precision, scale).toUnscaledLong(), scale);
+        }
         return (row, i, out) -> {
             BigDecimal value = row.getDecimal(i, precision, scale).toJavaBigDecimal();
             putNumeric(out, value.unscaledValue(), value.scale());
         };
+    }
+
+    private static final long[] POWERS_OF_TEN = new long[19];
+
+    static {
+        POWERS_OF_TEN[0] = 1;
+        for (int k = 1; k < POWERS_OF_TEN.length; k++) {
+            POWERS_OF_TEN[k] = POWERS_OF_TEN[k - 1] * 10;
+        }
+    }
+
+    /** As {@link #putNumeric(CopyBuffer, BigInteger, int)}, for at most 18 digits. */
+    static void putNumeric(CopyBuffer out, long unscaled, int scale) {
+        if (unscaled == Long.MIN_VALUE) {
+            putNumeric(out, BigInteger.valueOf(unscaled), scale);
+            return;
+        }
+        long magnitude = Math.abs(unscaled);
+        // The fraction padded to whole groups of four digits, and the integer part.
+        int fractionGroups = (scale + 3) / 4;
+        long integer = magnitude / POWERS_OF_TEN[scale];
+        long fraction = (magnitude % POWERS_OF_TEN[scale]) * POWERS_OF_TEN[fractionGroups * 4 - scale];
+        int[] groups = new int[10];
+        int count = 0;
+        for (int g = 0; g < fractionGroups; g++) {
+            groups[count++] = (int) (fraction % 10_000);
+            fraction /= 10_000;
+        }
+        int integerGroups = 0;
+        while (integer != 0) {
+            groups[count++] = (int) (integer % 10_000);
+            integer /= 10_000;
+            integerGroups++;
+        }
+        // groups holds the base-10000 digits from the least significant; drop zeros at both ends.
+        int weight = integerGroups - 1;
+        int high = count - 1;
+        while (high >= 0 && groups[high] == 0) {
+            high--;
+            weight--;
+        }
+        int low = 0;
+        while (low <= high && groups[low] == 0) {
+            low++;
+        }
+        int digits = high - low + 1;
+        out.putInt(8 + 2 * digits);
+        out.putShort(digits);
+        out.putShort(digits == 0 ? 0 : weight);
+        out.putShort(unscaled < 0 && digits > 0 ? 0x4000 : 0);
+        out.putShort(scale);
+        for (int g = high; g >= low; g--) {
+            out.putShort(groups[g]);
+        }
     }
 
     /**
