@@ -24,7 +24,8 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract server ...   start/stop the embedded PostgreSQL
        python -m extract demo ...     demo data: setup, change
        python -m extract sample load  a sample database (schema.json + Parquet) into the stand-in source
-       python -m extract spark-archive  write the JVM class archive that halves Spark's start-up (make install)"""
+       python -m extract spark-archive  write the JVM class archive that halves Spark's start-up (make install)
+       python -m extract jars         the jars to give spark-submit (--jars, --driver-class-path)"""
 
 EPILOG = """\
 exit codes: 0 every table landed; 1 some table failed (the others still ran);
@@ -149,7 +150,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         extractor.close()
 
 
-SUBCOMMANDS = ("generate", "check", "verify", "status", "server", "demo", "sample", "spark-archive")
+SUBCOMMANDS = ("generate", "check", "verify", "status", "server", "demo", "sample", "spark-archive", "jars")
 
 
 def _subcommand(name: str) -> Callable[[Sequence[str]], int]:

@@ -10,14 +10,19 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from extract import class_archive, landing_jar
+from extract.errors import TidemarkError
 
 # Debian's libpostgresql-jdbc-java and libjtds-java; mssql-jdbc comes through TIDEMARK_JARS.
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/jtds.jar")
 
 
 def jar_paths(extra: tuple[str, ...] = ()) -> list[str]:
-    """tidemark's landing jar (built if missing), then the JDBC drivers that are installed."""
-    return [str(landing_jar.ensure_jar()), *(jar for jar in (*DEFAULT_JARS, *extra) if Path(jar).exists())]
+    """tidemark's landing jar (built if missing), the JDBC drivers that are installed, then `extra`
+    (TIDEMARK_JARS), each of which must exist."""
+    missing = [jar for jar in extra if not Path(jar).is_file()]
+    if missing:
+        raise TidemarkError(f"TIDEMARK_JARS names a jar that does not exist: {', '.join(missing)}")
+    return [str(landing_jar.ensure_jar()), *(jar for jar in DEFAULT_JARS if Path(jar).exists()), *extra]
 
 
 def get_spark(

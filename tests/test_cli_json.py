@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import REPO, Project
 from tests.demo_fixture import demo
@@ -37,3 +38,29 @@ def test_json_summary_and_exit_code_when_one_table_fails(demo: Project) -> None:
     assert landed["dbo.Customers"]["migration_type"] == "full"
     assert landed["dbo.Customers"]["watermark_candidate"]
     assert "1 of 6 table(s) failed: dbo.Vanished" in result.stderr
+
+
+def _jars(extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "extract", "jars", "--separator", ":"],
+        cwd=REPO,
+        env={**os.environ, "TIDEMARK_JARS": extra},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_jars_lists_the_landing_jar_and_drivers_for_spark_submit(tmp_path: Path) -> None:
+    driver = tmp_path / "mssql-jdbc.jar"
+    driver.write_bytes(b"PK")
+    result = _jars(str(driver))
+    assert result.returncode == 0, result.stderr
+    jars = result.stdout.strip().split(":")
+    assert "tidemark-landing-" in jars[0] and jars[0].endswith(".jar")
+    assert "/usr/share/java/postgresql.jar" in jars and jars[-1] == str(driver)
+    assert all(Path(jar).exists() for jar in jars)
+
+    missing = _jars(f"{driver}:/nonexistent/other.jar")
+    assert missing.returncode == 2
+    assert "TIDEMARK_JARS names a jar that does not exist: /nonexistent/other.jar" in missing.stderr
