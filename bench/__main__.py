@@ -32,16 +32,14 @@ def _say(text: str) -> None:
 def _sync_figures(sync: Sync) -> dict[str, Any]:
     return {
         "seconds": sync.seconds,
-        "extract_seconds": sync.extract.seconds,
-        "merge_seconds": sync.merge.seconds,
         "landing_seconds": sync.landing_seconds,
         "merge_statement_seconds": sync.merge_seconds,
         "rows_landed": sync.rows_landed,
         "rows_inserted": sync.rows_inserted,
         "rows_updated": sync.rows_updated,
         "rows_unchanged": sync.rows_unchanged,
-        "peak_rss_driver": sync.extract.peak_rss_main,
-        "peak_rss_children": sync.extract.peak_rss_children,
+        "peak_rss_driver": sync.command.peak_rss_main,
+        "peak_rss_children": sync.command.peak_rss_children,
     }
 
 
@@ -50,12 +48,12 @@ def _memory(rows: int, extracted: Measured) -> dict[str, Any]:
 
 
 def _memory_probe(work: Path, databases: BenchDatabases, rows: int) -> dict[str, Any]:
-    """A full extract of `rows` rows in a fresh project: the peak memory of its processes."""
+    """A full sync of `rows` rows in a fresh project: the peak memory of its processes."""
     databases.recreate()
     with psycopg.connect(databases.source_url, autocommit=True) as conn:
         workload.create(conn, rows)
     project = TidemarkProject(work / "tidemark-probe", databases.env, databases.target_url)
-    return _memory(rows, project.extract())
+    return _memory(rows, project.sync().command)
 
 
 def main() -> int:
@@ -77,7 +75,7 @@ def main() -> int:
     results: dict[str, Any] = {"rows": args.rows, "percent_changed": args.percent, "machine": report.machine()}
     try:
         small = max(1000, args.rows // 10)
-        _say(f"memory probe: full extract of {small:,} rows")
+        _say(f"memory probe: full sync of {small:,} rows")
         memory = [_memory_probe(work, bench_db, small)]
 
         bench_db.recreate()
@@ -92,10 +90,10 @@ def main() -> int:
         copy_rate = report.rate(copied, copy_seconds)
         results["raw_copy"] = {"rows": copied, "seconds": copy_seconds, "rows_per_second": copy_rate}
 
-        _say("tidemark: full first sync (extract, then dbt run of the replica)")
+        _say("tidemark: full first sync (extract, then dbt run of the replica in its process)")
         project = TidemarkProject(work / "tidemark", env, target_url)
         full = project.sync()
-        memory.append(_memory(args.rows, full.extract))
+        memory.append(_memory(args.rows, full.command))
         results["driver_memory"] = memory
 
         peers = [] if args.no_peers else [kind(work, source_url, target_url) for kind in (runner.Dlt, runner.Sling)]

@@ -62,9 +62,8 @@ def print_report(results: dict[str, Any]) -> None:
     lines = [
         _step("raw COPY FROM STDIN (baseline)", copy["seconds"], copy["rows"], base),
         _step("tidemark landing (in-run)", t["landing_seconds"], full["rows_landed"], base),
-        _step("tidemark extract (process)", full["extract_seconds"], rows, base),
-        _step("tidemark merge (dbt run)", full["merge_seconds"], rows, base),
-        _step("tidemark full sync, end to end", full["seconds"], rows, base),
+        _step("tidemark merge statement (in-run)", full["merge_statement_seconds"], rows, base),
+        _step("tidemark full sync, end to end (one command)", full["seconds"], rows, base),
     ]
     print_table(f"Full first sync of {rows:,} rows", ("step", "seconds", "rows/s", "x COPY"), lines)
 

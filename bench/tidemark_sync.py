@@ -1,4 +1,4 @@
-"""tidemark's own syncs of bench.Items in a scratch project: extract, then the dbt merge."""
+"""tidemark's own syncs of bench.Items in a scratch project: the extract, and the dbt merge in its process."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 DBT = str(Path(sys.executable).with_name("dbt"))
 SYNC_TABLES = "source_schema,source_table,cursor_column,primary_key,enabled\nbench,Items,,,true\n"
+#: The merge without tests and snapshots: the replica model and the state view.
+MERGE = "run --select replica state"
 
 _LAST_RUN = """
 select r.rows_landed, extract(epoch from r.ended_at - r.started_at)
@@ -35,8 +37,8 @@ limit 1
 
 @dataclass(frozen=True)
 class Sync:
-    extract: Measured
-    merge: Measured
+    #: `python -m extract --table bench.Items --dbt '<MERGE>'`: extract, then dbt in the same process.
+    command: Measured
     rows_landed: int
     #: From the run log: clock read, partition planning and landing, without process start-up.
     landing_seconds: float
@@ -49,7 +51,7 @@ class Sync:
 
     @property
     def seconds(self) -> float:
-        return self.extract.seconds + self.merge.seconds
+        return self.command.seconds
 
 
 class TidemarkProject:
@@ -81,11 +83,6 @@ class TidemarkProject:
     def extract(self) -> Measured:
         return run([PYTHON, "-m", "extract", "--table", "bench.Items"], self.env, REPO, "extract")
 
-    def merge(self) -> Measured:
-        """`dbt run` of the replica model and the state view: the merge, without tests and snapshots."""
-        command = [DBT, "run", "--project-dir", str(self.root), "--select", "replica", "state"]
-        return run(command, self.env, self.root, "dbt run")
-
     def build(self) -> Measured:
         return run([DBT, "build", "--project-dir", str(self.root)], self.env, self.root, "dbt build")
 
@@ -97,15 +94,15 @@ class TidemarkProject:
         return str(row[0]), str(row[1])
 
     def sync(self) -> Sync:
-        extracted = self.extract()
-        merged = self.merge()
+        """One command, as a scheduler would run it: the extract, then the merge (`--dbt`)."""
+        command = [PYTHON, "-m", "extract", "--table", "bench.Items", "--dbt", MERGE]
+        synced = run(command, self.env, REPO, "extract --dbt")
         with psycopg.connect(self.target_url) as conn:
             landed = conn.execute(_LAST_RUN).fetchone()
             logged = conn.execute(_LAST_MERGE).fetchone()
         assert landed is not None and logged is not None, "the sync left no run or merge in the logs"
         return Sync(
-            extract=extracted,
-            merge=merged,
+            command=synced,
             rows_landed=int(landed[0]),
             landing_seconds=float(landed[1]),
             rows_in_batch=int(logged[0]),

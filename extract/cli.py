@@ -15,7 +15,7 @@ from pathlib import Path
 from extract.errors import TidemarkError
 
 USAGE = """\
-python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master URL] [--quiet | --json]
+python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master URL] [--dbt ARGS] [--quiet | --json]
        python -m extract --table SCHEMA.TABLE --snapshot-date YYYY-MM-DD [--snapshot-file PATH]
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
        python -m extract check        great-expectations row counts, source vs replica
@@ -28,8 +28,9 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract jars         the jars to give spark-submit (--jars, --driver-class-path)"""
 
 EPILOG = """\
-exit codes: 0 every table landed; 1 some table failed (the others still ran);
-2 bad input or configuration (nothing was written); 3 the source refused; 130 interrupted."""
+exit codes: 0 every table landed (and --dbt's dbt succeeded); 1 some table failed (the others still ran);
+2 bad input or configuration (nothing was written); 3 the source refused; 5 --dbt's dbt failed (what
+landed waits for the next merge); 130 interrupted."""
 
 DESCRIPTION = """\
 Read the rows of each configured SQL Server table that changed since its committed
@@ -80,6 +81,12 @@ def _extract_parser() -> argparse.ArgumentParser:
         help="with --snapshot-date and one --table: read the snapshot from this CSV (with a header) or Parquet "
         "file or folder instead of the source table",
     )
+    parser.add_argument(
+        "--dbt",
+        metavar="ARGS",
+        help="then run dbt with these arguments in this process, e.g. --dbt build or --dbt 'run --select "
+        "replica'; dbt reads its project while the tables land, so this is quicker than running dbt afterwards",
+    )
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     parser.add_argument(
         "--json", action="store_true", help="print a machine-readable summary on stdout (progress is left out)"
@@ -101,23 +108,24 @@ def _snapshot_arguments(args: argparse.Namespace) -> tuple[date | None, Path | N
 
 def _run_extract(argv: Sequence[str]) -> int:
     args = _extract_parser().parse_args(argv)
+    from extract.dbt_invocation import InProcessDbt, parse_dbt_args
     from extract.progress import ConsoleObserver
     from extract.run import Extractor
     from extract.seeds import SyncTable
     from extract.settings import load_settings
     from extract.snapshot_run import SnapshotLanding
-    from extract.spark import get_spark, warm_up
+    from extract.spark import SparkRuntime
 
     as_of, snapshot_file = _snapshot_arguments(args)
+    dbt_args = None if args.dbt is None else parse_dbt_args(args.dbt)
     settings = load_settings(
         master=args.master,
         safety_window=args.safety_window,
         partition_rows=args.partition_rows,
         parallel=args.parallel,
     )
-    spark = get_spark(settings.spark_master, settings.extra_jars)
-    warm_up(spark)  # while the extractor reads the catalog and plans
-    extractor = Extractor(settings, spark)
+    dbt = None if dbt_args is None else InProcessDbt(dbt_args, settings.project_dir)
+    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars))
     try:
         tables = extractor.enabled_tables() if args.all else [extractor.find(name) for name in args.table]
         if as_of is not None and args.all:
@@ -140,11 +148,19 @@ def _run_extract(argv: Sequence[str]) -> int:
         with ThreadPoolExecutor(max_workers=settings.max_parallel_transfers, thread_name_prefix="table") as pool:
             summary = list(pool.map(sync, tables))
         failed = [str(entry["table"]) for entry in summary if entry["status"] == "failed"]
+        # Tables that landed are merged even when another failed: its runs are simply not pending.
+        dbt_ok = None if dbt is None else dbt.run(quiet=args.quiet, stdout_is_data=args.json)
+        report: dict[str, object] = {"tables": summary, "failed": len(failed)}
+        if dbt is not None:
+            report["dbt"] = {"args": dbt.args, "success": dbt_ok}
         if args.json:
-            print(json.dumps({"tables": summary, "failed": len(failed)}, indent=2))
+            print(json.dumps(report, indent=2))
         if failed:
             print(f"{len(failed)} of {len(tables)} table(s) failed: {', '.join(failed)}", file=sys.stderr)
             return 1
+        if dbt_ok is False:
+            print(f"dbt {' '.join(dbt_args or [])} failed; what landed waits for the next merge", file=sys.stderr)
+            return 5
         return 0
     finally:
         extractor.close()

@@ -1,11 +1,9 @@
-"""Small driver-side JDBC queries (clock, catalog) with bound parameters, through Spark's JVM."""
+"""Small driver-side JDBC queries (clock, catalog) with bound parameters, in Spark's driver JVM."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
-
-from pyspark.sql import SparkSession
 
 from extract.errors import SourceError
 from extract.urls import DatabaseUrl
@@ -14,10 +12,8 @@ from extract.urls import DatabaseUrl
 class JdbcConnection:
     """A plain JDBC connection on the Spark driver. Values come back as strings (or None)."""
 
-    def __init__(self, spark: SparkSession, url: DatabaseUrl) -> None:
+    def __init__(self, jvm: Any, url: DatabaseUrl) -> None:
         self._url = url
-        jvm: Any = spark.sparkContext._jvm
-        assert jvm is not None
         props = jvm.java.util.Properties()
         for key, value in url.jdbc_properties().items():
             props.setProperty(key, value)

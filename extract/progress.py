@@ -63,7 +63,9 @@ class ConsoleObserver:
             self._say(f"{table}: run {run.run_id}, {verb} a snapshot as of {run.as_of} from {run.origin}")
         elif event == "planned":
             rows = "all rows" if run.rows_planned is None else f"{run.rows_planned:,} rows"
-            self._say(f"{table}: {rows} to read in {run.partitions_planned} partition(s)")
+            landed_by = getattr(run, "landed_by", "")  # snapshots are always read by Spark
+            how = {"driver": ", from the driver (too few for a Spark job)", "spark": ", by Spark"}.get(landed_by, "")
+            self._say(f"{table}: {rows} to read in {run.partitions_planned} partition(s){how}")
             self._open_bar(table, run)
         elif event == "partition":
             self._partition(table, run)

@@ -29,6 +29,7 @@ from extract.partitions import PartitionSizing, Segment, plan_partitions, segmen
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.settings import Settings
 from extract.source import choose_cursor, describe_table, parse_watermark, read_clock
+from extract.spark import SparkRuntime
 from extract.state import (
     RunRecord,
     append_event,
@@ -38,7 +39,7 @@ from extract.state import (
     next_run_id,
     try_extract_lock,
 )
-from extract.transfer import PartitionSource, land_partitions
+from extract.transfer import PartitionSource, land_in_driver, land_partitions
 from extract.typemap import MappedColumn, TypeMap
 
 #: Called with an event name and details: "start" or "resume", "watermark", "planned", "partition"
@@ -77,9 +78,9 @@ class RunResult:
 class Extractor:
     """Holds what every run in one process shares: settings, Spark, the source connection, seeds."""
 
-    def __init__(self, settings: Settings, spark: SparkSession) -> None:
+    def __init__(self, settings: Settings, runtime: SparkRuntime) -> None:
         self.settings = settings
-        self.spark = spark
+        self.runtime = runtime
         self.dialect: Dialect = dialect_for(settings.source.dialect)
         self.type_map = TypeMap(settings.seeds_dir)
         self.aliases = read_host_aliases(settings.seeds_dir)
@@ -93,11 +94,16 @@ class Extractor:
         _ = self.source  # connect now: a bad source URL fails before any table starts
 
     @property
+    def spark(self) -> SparkSession:
+        """The Spark session, started on first use."""
+        return self.runtime.session
+
+    @property
     def source(self) -> JdbcConnection:
         """This thread's connection to the source: tables synced at once each use their own."""
         connection: JdbcConnection | None = getattr(self._local, "connection", None)
         if connection is None:
-            connection = JdbcConnection(self.spark, self.settings.source)
+            connection = JdbcConnection(self.runtime.jvm, self.settings.source)
             self._local.connection = connection
             with self._lock:
                 self._connections.append(connection)
@@ -136,7 +142,7 @@ class Extractor:
 
     def partition_source(self, plan: TablePlan) -> PartitionSource:
         select_list = ", ".join(self.dialect.select_expression(c.source, c.transfer) for c in plan.columns)
-        return PartitionSource(self.spark, self.dialect, self.settings.source, self.table_ref(plan), select_list)
+        return PartitionSource(self.runtime, self.dialect, self.settings.source, self.table_ref(plan), select_list)
 
     def table_ref(self, plan: TablePlan) -> str:
         hint = self.dialect.table_hint(self.settings.read_uncommitted)
@@ -190,10 +196,18 @@ class Extractor:
         partitions, rows = plan_partitions(self.source, self.dialect, self.table_ref(plan), parts, self.sizing)
         record.partitions_planned = len(partitions)
         record.rows_planned = rows
+        record.landed_by = "driver" if self.lands_in_driver(record) else "spark"
+        if record.landed_by == "spark":
+            self.runtime.start_session()  # meanwhile the plan is recorded
         with conn.transaction():
             record_plan(conn, record.run_id, partitions)
             append_event(conn, record)
         observer("planned", {"table": plan.config.key, "run": record})
+
+    def lands_in_driver(self, record: RunRecord) -> bool:
+        """Whether a run is small enough to land from the driver, without a Spark job: at most one
+        partition's worth of rows (PARTITION_THRESHOLD), unless partitions of a fixed size are asked for."""
+        return self.sizing.fixed_rows is None and (record.rows_planned or 0) <= self.sizing.threshold
 
     def _read(
         self, conn: psycopg.Connection, plan: TablePlan, record: RunRecord, resumed: bool, observer: Observer
@@ -213,7 +227,8 @@ class Extractor:
             observer("partition", {"table": plan.config.key, "run": record})
 
         if pending:
-            land_partitions(
+            lands = land_in_driver if record.landed_by == "driver" else land_partitions
+            lands(
                 self.partition_source(plan),
                 self.read_segments(plan, record.watermark_used),
                 pending,

@@ -1,4 +1,4 @@
-"""One Spark session per process, with the JDBC drivers on the driver's class path."""
+"""Spark in this process: its driver JVM with the JDBC drivers on its class path, and the session."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
 from extract import class_archive, landing_jar
@@ -25,10 +27,10 @@ def jar_paths(extra: tuple[str, ...] = ()) -> list[str]:
     return [str(landing_jar.ensure_jar()), *(jar for jar in DEFAULT_JARS if Path(jar).exists()), *extra]
 
 
-def get_spark(
+def spark_conf(
     master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None
-) -> SparkSession:
-    """The session; `java_options` for the driver JVM default to using the class archive if there is one."""
+) -> SparkConf:
+    """The session's settings; `java_options` for the driver JVM default to using the class archive if there is one."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # Workers must use this interpreter, or they miss the packages of this environment.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -37,36 +39,72 @@ def get_spark(
     extra = class_archive.java_options(jars) if java_options is None else java_options
     driver_options = f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config} {extra}".strip()
     executor_options = f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config}"
-    builder = (
-        SparkSession.builder.master(master)
-        .appName("tidemark-extract")
-        .config("spark.jars", ",".join(jars))
+    return (
+        SparkConf(loadDefaults=False)
+        .setMaster(master)
+        .setAppName("tidemark-extract")
+        .set("spark.jars", ",".join(jars))
         # DriverManager only sees drivers on the JVM's own class path.
-        .config("spark.driver.extraClassPath", ":".join(jars))
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", driver_options)
-        .config("spark.executor.extraJavaOptions", executor_options)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .set("spark.driver.extraClassPath", ":".join(jars))
+        .set("spark.sql.session.timeZone", "UTC")
+        .set("spark.driver.extraJavaOptions", driver_options)
+        .set("spark.executor.extraJavaOptions", executor_options)
+        .set("spark.ui.enabled", "false")
+        .set("spark.ui.showConsoleProgress", "false")
+        .set("spark.sql.shuffle.partitions", "4")
+        .set("spark.sql.execution.arrow.pyspark.enabled", "true")
     )
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session
 
 
-def warm_up(session: SparkSession) -> threading.Thread:
-    """Run a tiny job in the background: the first job of a session pays for starting the scheduler
-    and the executor threads, which an extract otherwise waits for after reading the catalog."""
-    parallelism = session.sparkContext.defaultParallelism
+class SparkRuntime:
+    """Spark's driver JVM, started at once; Spark's context and session inside it only when first used.
 
-    def run() -> None:
-        try:
-            session.range(0, parallelism, numPartitions=parallelism).collect()
-        except Exception:  # only a head start: the real job reports any real failure
-            return
+    Reading the catalog, planning and landing a batch of one partition's size need the JVM (JDBC,
+    the landing classes) but no Spark job: such runs never pay for starting the scheduler.
+    """
 
-    thread = threading.Thread(target=run, name="tidemark-warm-up", daemon=True)
-    thread.start()
-    return thread
+    def __init__(self, master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None):
+        self._conf = spark_conf(master, extra_jars, java_options)
+        # Launches the JVM with the settings above (spark-submit's --conf), or finds the running one.
+        SparkContext._ensure_initialized(conf=self._conf)
+        self._session: SparkSession | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def jvm(self) -> Any:
+        return SparkContext._jvm
+
+    @property
+    def gateway(self) -> Any:
+        return SparkContext._gateway
+
+    @property
+    def session(self) -> SparkSession:
+        with self._lock:
+            if self._session is None:
+                self._session = SparkSession.builder.config(conf=self._conf).getOrCreate()
+                self._session.sparkContext.setLogLevel("ERROR")
+            return self._session
+
+    def start_session(self) -> threading.Thread:
+        """Start the session in the background for a job that is known to come, and run a tiny job in
+        it: a session's first job pays for starting the scheduler and the executor threads."""
+
+        def run() -> None:
+            try:
+                session = self.session
+                parallelism = session.sparkContext.defaultParallelism
+                session.range(0, parallelism, numPartitions=parallelism).collect()
+            except Exception:  # only a head start: the real job reports any real failure
+                return
+
+        thread = threading.Thread(target=run, name="tidemark-spark-start", daemon=True)
+        thread.start()
+        return thread
+
+
+def get_spark(
+    master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None
+) -> SparkSession:
+    """The session, started now."""
+    return SparkRuntime(master, extra_jars, java_options).session

@@ -40,6 +40,8 @@ alter table _migration.run_log add column if not exists last_pk_synced text;
 alter table _migration.run_log add column if not exists partitions_planned integer;
 alter table _migration.run_log add column if not exists partitions_landed integer;
 alter table _migration.run_log add column if not exists rows_planned bigint;
+-- 'spark' (partitions read in parallel by Spark) or 'driver' (a small batch, from the driver's JVM).
+alter table _migration.run_log add column if not exists landed_by text;
 create index if not exists run_log_table_key on _migration.run_log (table_key, run_id);
 create table if not exists _migration.merge_log (
     merge_id bigserial primary key,
@@ -121,6 +123,7 @@ class RunRecord:
     partitions_planned: int | None = None
     partitions_landed: int | None = None
     rows_planned: int | None = None
+    landed_by: str | None = None
     error_message: str | None = None
     ended_at: datetime | None = None
 

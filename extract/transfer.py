@@ -1,4 +1,5 @@
-"""Read a run's pending partitions with Spark and land them with COPY, watching the partition log meanwhile."""
+"""Land a run's pending partitions with COPY: read in parallel by Spark, watching the partition log
+meanwhile, or, for a batch of one partition's size, from the driver's JVM without a Spark job."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 
 from extract.dialects import Dialect
 from extract.dialects.paging import order_aliases, range_filter, segment_query
 from extract.landing import PAGE_COLUMN, RUN_ID_COLUMN
 from extract.partition_log import MARK_LANDED_JDBC, Progress, progress
 from extract.partitions import Partition, Segment
+from extract.spark import SparkRuntime
 from extract.typemap import MappedColumn
 from extract.urls import DatabaseUrl
 
@@ -27,9 +29,9 @@ POLL_SECONDS = 0.5
 
 @dataclass(frozen=True)
 class PartitionSource:
-    """How Spark reads one table: the select list and table reference in the source's dialect."""
+    """How one table is read: the select list and table reference in the source's dialect."""
 
-    spark: SparkSession
+    runtime: SparkRuntime
     dialect: Dialect
     url: DatabaseUrl
     table_ref: str
@@ -46,18 +48,23 @@ class PartitionSource:
         numbers = [p.number for partitions in by_segment.values() for p in partitions]
         return reduce(DataFrame.unionAll, frames), numbers
 
-    def _segment_frame(self, segment: Segment, partitions: list[Partition]) -> DataFrame:
-        aliases = order_aliases(segment.order)
+    def relation(self, segment: Segment) -> str:
+        """The segment's rows as a relation: its columns, then its order columns under their aliases."""
         query = segment_query(self.dialect, self.table_ref, self.select_list, segment.order, segment.base)
-        filters = [range_filter(self.dialect, aliases, "", p.start, p.end) for p in partitions]
+        return f"({query}) tidemark_segment"
+
+    def partition_filter(self, segment: Segment, partition: Partition) -> str:
+        return range_filter(self.dialect, order_aliases(segment.order), "", partition.start, partition.end)
+
+    def _segment_frame(self, segment: Segment, partitions: list[Partition]) -> DataFrame:
         # One relation: Spark asks the source for its columns once, not once per partition.
-        frame = self.spark.read.jdbc(
+        frame = self.runtime.session.read.jdbc(
             self.url.jdbc_url,
-            f"({query}) tidemark_segment",
-            predicates=filters,
+            self.relation(segment),
+            predicates=[self.partition_filter(segment, p) for p in partitions],
             properties={"fetchsize": "10000", **self.url.jdbc_properties()},
         )
-        return frame.drop(*(a.name for a in aliases))
+        return frame.drop(*(a.name for a in order_aliases(segment.order)))
 
 
 def land_partitions(
@@ -85,24 +92,66 @@ def copy_statement(staging: tuple[str, str], columns: list[MappedColumn]) -> str
     )
 
 
-def _java_array(frame: DataFrame, java_type: str, values: Sequence[object]) -> Any:
-    context = frame.sparkSession.sparkContext
-    gateway, jvm = context._gateway, context._jvm
-    assert gateway is not None and jvm is not None, "a running session has a JVM"
-    array = gateway.new_array(getattr(jvm, java_type), len(values))
+def _java_array(gateway: Any, java_type: str, values: Sequence[object]) -> Any:
+    array = gateway.new_array(getattr(gateway.jvm, java_type), len(values))
     for i, value in enumerate(values):
         array[i] = value
     return array
 
 
-def _jvm(frame: DataFrame) -> Any:
-    return frame.sparkSession.sparkContext._jvm
+def _gateway(frame: DataFrame) -> Any:
+    gateway = frame.sparkSession.sparkContext._gateway
+    assert gateway is not None, "a running session has a JVM"
+    return gateway
+
+
+def _java_properties(jvm: Any, url: DatabaseUrl) -> Any:
+    properties = jvm.java.util.Properties()
+    for key, value in url.jdbc_properties().items():
+        properties.setProperty(key, value)
+    return properties
 
 
 def copy_format(frame: DataFrame, columns: list[MappedColumn]) -> str:
     """ "binary" when every column of `frame` has an exact binary form for its Postgres type, else "text"."""
-    target_types = _java_array(frame, "String", [c.target_type for c in columns])
-    return str(_jvm(frame).tidemark.landing.CopyLanding.format(frame._jdf, target_types))
+    gateway = _gateway(frame)
+    target_types = _java_array(gateway, "String", [c.target_type for c in columns])
+    return str(gateway.jvm.tidemark.landing.CopyLanding.format(frame._jdf, target_types))
+
+
+def land_in_driver(
+    source: PartitionSource,
+    parts: list[Segment],
+    pending: list[Partition],
+    columns: list[MappedColumn],
+    target: DatabaseUrl,
+    staging: tuple[str, str],
+    run_id: int,
+    on_progress: ProgressCallback,
+) -> None:
+    """Land the pending partitions one after another from the driver's JVM (extract/jvm's
+    DriverLanding): each in its own transaction with its mark, as a Spark task lands it."""
+    gateway = source.runtime.gateway
+    jvm = gateway.jvm
+    by_name = {s.name: s for s in parts}
+    target_types = _java_array(gateway, "String", [c.target_type for c in columns])
+    for partition in pending:
+        segment = by_name[partition.segment]
+        jvm.tidemark.landing.DriverLanding.land(
+            source.url.jdbc_url,
+            _java_properties(jvm, source.url),
+            source.relation(segment),
+            source.partition_filter(segment, partition),
+            target_types,
+            target.jdbc_url,
+            _java_properties(jvm, target),
+            copy_statement(staging, columns),
+            MARK_LANDED_JDBC,
+            run_id,
+            partition.number,
+        )
+        with psycopg.connect(target.libpq_url, autocommit=True) as conn:
+            on_progress(conn, progress(conn, run_id))
 
 
 def land_frame(
@@ -117,10 +166,7 @@ def land_frame(
     """Land `frame` (one column per entry of `columns`, in order), whose Spark partition i is
     partition_numbers[i] of the run's plan, with COPY from the executors (extract/jvm)."""
     context = frame.sparkSession.sparkContext
-    jvm = _jvm(frame)
-    properties = jvm.java.util.Properties()
-    for key, value in target.jdbc_properties().items():
-        properties.setProperty(key, value)
+    gateway = _gateway(frame)
     group = f"tidemark-run-{run_id}"
     stop = threading.Event()
     failures: list[BaseException] = []
@@ -149,15 +195,15 @@ def land_frame(
     context.setJobGroup(group, f"tidemark run {run_id}: {len(partition_numbers)} partition(s)", interruptOnCancel=True)
     watcher.start()
     try:
-        jvm.tidemark.landing.CopyLanding.land(
+        gateway.jvm.tidemark.landing.CopyLanding.land(
             frame._jdf,
-            _java_array(frame, "String", [c.target_type for c in columns]),
+            _java_array(gateway, "String", [c.target_type for c in columns]),
             target.jdbc_url,
-            properties,
+            _java_properties(gateway.jvm, target),
             copy_statement(staging, columns),
             MARK_LANDED_JDBC,
             run_id,
-            _java_array(frame, "int", partition_numbers),
+            _java_array(gateway, "int", partition_numbers),
         )
     except Exception:
         if failures:

@@ -1,6 +1,7 @@
 {#-
   One statement, one snapshot: upsert the batch, touching only rows where some
-  column IS DISTINCT FROM its new value; after a full run, delete keys the source
+  column IS DISTINCT FROM its new value (on a first sync, between dropping the
+  primary key and adding it again: see tidemark_rebuildable_primary_key); after a full run, delete keys the source
   no longer has; log the exact counts. The merged staging rows stay: the next
   extract of the table clears them (a TRUNCATE, not a delete here). The caller
   (dbt's incremental materialization) commits it in the same transaction as the
@@ -15,6 +16,11 @@
         {%- if column.quoted | lower not in key_names -%}{%- do changing.append(column) -%}{%- endif -%}
     {%- endfor -%}
     {%- set table_key = tidemark_table_key(target) -%}
+    {%- set first_sync = tidemark_relation_is_empty(target) -%}
+    {%- set primary_key = tidemark_rebuildable_primary_key(target) if first_sync else none -%}
+    {%- if primary_key %}
+    alter table {{ target }} drop constraint {{ adapter.quote(primary_key[0]) }};
+    {% endif -%}
     with pending as (
         {{ tidemark_pending_runs(table_key) }}
     ),
@@ -23,7 +29,7 @@
         select count(*) as rows_in_batch from {{ source }}
     ),
 
-    {% if tidemark_relation_is_empty(target) -%}
+    {% if first_sync -%}
     {#- A first sync: nothing to compare with, so a plain insert, every row counted inserted. -#}
     upserted as (
         insert into {{ target }} ({{ all_columns }})
@@ -100,4 +106,7 @@
         now()
     from batch cross join counted
     where exists (select 1 from pending)
+    {%- if primary_key %};
+    alter table {{ target }} add constraint {{ adapter.quote(primary_key[0]) }} {{ primary_key[1] }}
+    {%- endif %}
 {%- endmacro %}

@@ -25,7 +25,7 @@ from extract import server
 from extract.generate import write_project_files
 from extract.run import Extractor, Observer, RunResult
 from extract.settings import Settings, load_settings
-from extract.spark import get_spark
+from extract.spark import SparkRuntime, get_spark
 
 REPO = Path(__file__).resolve().parent.parent
 DATASETS = REPO.parent / "shared" / "datasets"
@@ -97,7 +97,7 @@ class Project:
     @property
     def extractor(self) -> Extractor:
         if self._extractor is None:
-            self._extractor = Extractor(self.settings, self.spark)
+            self._extractor = Extractor(self.settings, SparkRuntime("local[2]"))
         return self._extractor
 
     def close(self) -> None:

@@ -1,4 +1,5 @@
-"""Values at the edges of their types land exactly, in COPY's binary format and in its text format."""
+"""Values at the edges of their types land exactly, in COPY's binary format and in its text format, whether
+Spark reads the batch in partitions or the driver lands it whole."""
 
 from __future__ import annotations
 
@@ -52,8 +53,10 @@ ROWS = [
 ]
 
 
-@pytest.fixture
-def edge_tables(project: Project) -> Project:
+@pytest.fixture(params=["driver", "spark"])
+def edge_tables(project: Project, request: pytest.FixtureRequest) -> Project:
+    if request.param == "spark":
+        project.env["PARTITION_ROWS"] = "2"  # 3 partitions of the 5 rows: Spark reads them
     with project.source() as conn:
         conn.execute("create schema dbo")
         # Values: every binary-capable type. Timed: the same plus a time column, which only
@@ -65,6 +68,8 @@ def edge_tables(project: Project) -> Project:
     project.write_sync_tables(["dbo,Values,,,true", "dbo,Timed,,,true"])
     project.generate()
     project.sync()
+    landed_by = project.scalar("select array_agg(distinct landed_by) from _migration.run_log")
+    assert landed_by == [request.param, None]  # None: the runs' first events, before planning
     return project
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from extract.generate import write_project_files
 from extract.run import Extractor
 from extract.settings import load_settings
-from extract.spark import get_spark
+from extract.spark import SparkRuntime
 
 
 def main(argv: Sequence[str]) -> int:
@@ -16,7 +16,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--master", help="Spark master URL")
     args = parser.parse_args(argv)
     settings = load_settings(master=args.master)
-    extractor = Extractor(settings, get_spark(settings.spark_master, settings.extra_jars))
+    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars))
     try:
         plans = [extractor.plan(config) for config in extractor.enabled_tables()]
     finally:

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 from extract.run import Extractor, TablePlan
 from extract.settings import load_settings
-from extract.spark import get_spark
+from extract.spark import SparkRuntime
 
 
 def parser_for(command: str, description: str | None) -> argparse.ArgumentParser:
@@ -23,7 +23,7 @@ def parser_for(command: str, description: str | None) -> argparse.ArgumentParser
 @contextmanager
 def selected_plans(args: argparse.Namespace) -> Iterator[tuple[Extractor, Sequence[TablePlan]]]:
     settings = load_settings(master=args.master)
-    extractor = Extractor(settings, get_spark(settings.spark_master, settings.extra_jars))
+    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars))
     try:
         configs = [extractor.find(n) for n in args.table] if args.table else extractor.enabled_tables()
         yield extractor, [extractor.plan(config) for config in configs]

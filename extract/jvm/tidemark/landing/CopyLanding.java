@@ -18,7 +18,7 @@ public final class CopyLanding {
 
     /** "binary" or "text": the COPY format `land` uses for these columns. */
     public static String format(Dataset<Row> frame, String[] targetTypes) {
-        return binaryWriters(frame, targetTypes) != null ? "binary" : "text";
+        return binaryWriters(frame.schema().fields(), targetTypes) != null ? "binary" : "text";
     }
 
     /**
@@ -42,20 +42,33 @@ public final class CopyLanding {
             throw new IllegalArgumentException(
                     partitions + " Spark partitions but " + partitionNumbers.length + " partition numbers");
         }
-        FieldWriter[] writers = binaryWriters(frame, targetTypes);
-        boolean binary = writers != null;
-        if (!binary) {
-            writers = textWriters(frame);
-        }
-        String statement = binary ? copyStatement + " (format binary)" : copyStatement;
-        PartitionLander lander = new PartitionLander(
-                url, properties, statement, markStatement, runId, partitionNumbers, writers, binary);
+        PartitionLander lander = lander(
+                frame.schema().fields(), targetTypes, url, properties, copyStatement, markStatement, runId,
+                partitionNumbers);
         frame.queryExecution().toRdd().toJavaRDD().mapPartitionsWithIndex(lander, false).collect();
-        return binary ? "binary" : "text";
+        return lander.format();
     }
 
-    private static FieldWriter[] binaryWriters(Dataset<Row> frame, String[] targetTypes) {
-        StructField[] fields = frame.schema().fields();
+    /** The lander of rows with these fields: binary COPY when every field has an exact binary form. */
+    static PartitionLander lander(
+            StructField[] fields,
+            String[] targetTypes,
+            String url,
+            Properties properties,
+            String copyStatement,
+            String markStatement,
+            long runId,
+            int[] partitionNumbers) {
+        FieldWriter[] writers = binaryWriters(fields, targetTypes);
+        boolean binary = writers != null;
+        if (!binary) {
+            writers = textWriters(fields);
+        }
+        String statement = binary ? copyStatement + " (format binary)" : copyStatement;
+        return new PartitionLander(url, properties, statement, markStatement, runId, partitionNumbers, writers, binary);
+    }
+
+    private static FieldWriter[] binaryWriters(StructField[] fields, String[] targetTypes) {
         if (fields.length != targetTypes.length) {
             throw new IllegalArgumentException(fields.length + " columns but " + targetTypes.length + " target types");
         }
@@ -69,8 +82,7 @@ public final class CopyLanding {
         return writers;
     }
 
-    private static FieldWriter[] textWriters(Dataset<Row> frame) {
-        StructField[] fields = frame.schema().fields();
+    private static FieldWriter[] textWriters(StructField[] fields) {
         FieldWriter[] writers = new FieldWriter[fields.length];
         for (int i = 0; i < fields.length; i++) {
             writers[i] = TextFields.forType(fields[i].dataType());

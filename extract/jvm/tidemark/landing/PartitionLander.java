@@ -52,6 +52,10 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
         this.binary = binary;
     }
 
+    String format() {
+        return binary ? "binary" : "text";
+    }
+
     /** Returns one {partition number, rows landed, 1 if it had landed before} per task. */
     @Override
     public Iterator<long[]> call(Integer index, Iterator<InternalRow> rows) throws SQLException {

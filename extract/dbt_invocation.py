@@ -1,0 +1,62 @@
+"""`--dbt ARGS`: dbt run in the extract's own process once every table has landed.
+
+dbt's start-up (importing it, reading the project) is done on a background thread while the
+tables land, which mostly waits on the JVM and the databases; what is left after landing is
+dbt's own work. The outcome is the same as running `dbt ARGS` afterwards.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import threading
+from contextlib import nullcontext, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+from extract.errors import TidemarkError
+
+
+def parse_dbt_args(text: str) -> list[str]:
+    """`--dbt`'s value as dbt's arguments: a dbt command and its options, as on dbt's command line."""
+    try:
+        args = shlex.split(text)
+    except ValueError as exc:
+        raise TidemarkError(f"--dbt {text!r}: {exc}") from None
+    if not args or args[0].startswith("-"):
+        raise TidemarkError(f"--dbt {text!r} does not start with a dbt command (such as build, or run)")
+    if args[0] in {"init", "debug", "deps", "clean", "docs", "parse"}:
+        raise TidemarkError(f"--dbt {text!r}: dbt {args[0]} does not merge anything; run it on its own")
+    return args
+
+
+class InProcessDbt:
+    """Parses the dbt project in the background from construction; `run` waits for it, then runs dbt."""
+
+    def __init__(self, args: list[str], project_dir: Path) -> None:
+        self.args = args if "--project-dir" in args else [*args, "--project-dir", str(project_dir)]
+        self._manifest: Any = None
+        self._parsing = threading.Thread(target=self._parse, name="tidemark-dbt-parse", daemon=True)
+        self._parsing.start()
+
+    def _parse(self) -> None:
+        try:
+            from dbt.cli.main import dbtRunner
+
+            project = self.args[self.args.index("--project-dir") + 1]
+            # Nothing printed: were the project broken, the run below parses it again and reports why.
+            result = dbtRunner().invoke(["parse", "--log-level", "none", "--project-dir", project])
+            if result.success:
+                self._manifest = result.result
+        except Exception:  # only a head start, as above
+            return
+
+    def run(self, quiet: bool, stdout_is_data: bool) -> bool:
+        """Run dbt; its output goes to stderr when stdout carries --json. True when dbt succeeded."""
+        self._parsing.join()
+        from dbt.cli.main import dbtRunner
+
+        args = [*self.args, "--quiet"] if quiet and "--quiet" not in self.args else self.args
+        with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
+            result = dbtRunner(manifest=self._manifest).invoke(args)
+        return bool(result.success)

@@ -1,0 +1,73 @@
+"""`python -m extract ... --dbt ARGS`: the merge run by dbt in the extract's own process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO, Project
+from tests.demo_fixture import committed_watermark, demo
+from tests.replica_check import assert_replicas_equal
+
+__all__ = ["demo"]
+
+
+def _extract(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **project.env, "DBT_PROFILES_DIR": str(project.root)}
+    return subprocess.run(
+        [sys.executable, "-m", "extract", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_dbt_after_landing_merges_every_table_and_keeps_stdout_for_json(demo: Project) -> None:
+    result = _extract(demo, "--all", "--json", "--dbt", "build")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    summary = json.loads(result.stdout)  # dbt's own output went to stderr
+    assert summary["failed"] == 0
+    assert summary["dbt"]["success"] is True
+    assert summary["dbt"]["args"][0] == "build"
+    assert "Completed successfully" in result.stderr
+    assert demo.scalar("select count(distinct table_key) from _migration.merge_log") == 5
+    assert demo.scalar("select count(*) from _migration._migration_state where sync_status = 'success'") == 5
+    assert_replicas_equal(demo)
+
+
+def test_a_failed_dbt_exits_5_and_leaves_the_watermark(demo: Project) -> None:
+    first = _extract(demo, "--all", "--dbt", "build")
+    assert first.returncode == 0, first.stdout[-4000:]
+    before = committed_watermark(demo, "customers")
+    assert before is not None
+    replica = f'"demo__{demo.source_db}__dbo".customers'
+    with demo.target() as conn:
+        conn.execute(f"alter table {replica} add constraint limit_guard check (creditlimit < 1000000)")
+    with demo.source() as conn:
+        conn.execute(
+            """update dbo."Customers" set "CreditLimit" = 5000000,
+                "ModifiedDate" = cast(clock_timestamp() at time zone 'UTC' as timestamp(3))
+            where "CustomerID" = 5"""
+        )
+    failed = _extract(demo, "--table", "dbo.Customers", "--quiet", "--dbt", "run --select replica state")
+    assert failed.returncode == 5, failed.stdout[-2000:] + failed.stderr[-2000:]
+    assert "dbt run --select replica state failed; what landed waits for the next merge" in failed.stderr
+    assert committed_watermark(demo, "customers") == before
+    assert demo.scalar(f"select creditlimit from {replica} where customerid = 5") != 5000000
+    with demo.target() as conn:
+        conn.execute(f"alter table {replica} drop constraint limit_guard")
+    demo.dbt("run", "--select", "replica", "state")
+    after = committed_watermark(demo, "customers")
+    assert after is not None and after > before
+    assert demo.scalar(f"select creditlimit from {replica} where customerid = 5") == 5000000
+
+
+def test_dbt_arguments_that_are_not_a_command_are_refused_before_anything_runs(demo: Project) -> None:
+    for bad, why in [
+        ("--select replica", "does not start with a dbt command"),
+        ("docs generate", "dbt docs does not merge anything"),
+        ("run --select 'replica", "No closing quotation"),
+    ]:
+        result = _extract(demo, "--all", "--dbt", bad)
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert f"--dbt {bad!r}" in result.stderr and why in result.stderr
+    assert demo.scalar("select count(*) from pg_namespace where nspname = '_migration'") == 0
