@@ -9,14 +9,20 @@ from extract.errors import SourceError
 from extract.urls import DatabaseUrl
 
 
+def java_properties(jvm: Any, url: DatabaseUrl) -> Any:
+    """The URL's JDBC connection properties (driver, credentials, settings) as a java.util.Properties."""
+    properties = jvm.java.util.Properties()
+    for key, value in url.jdbc_properties().items():
+        properties.setProperty(key, value)
+    return properties
+
+
 class JdbcConnection:
     """A plain JDBC connection on the Spark driver. Values come back as strings (or None)."""
 
     def __init__(self, jvm: Any, url: DatabaseUrl) -> None:
         self._url = url
-        props = jvm.java.util.Properties()
-        for key, value in url.jdbc_properties().items():
-            props.setProperty(key, value)
+        props = java_properties(jvm, url)
         try:
             jvm.java.lang.Class.forName(url.driver_class)
             self._conn = jvm.java.sql.DriverManager.getConnection(url.jdbc_url, props)

@@ -15,6 +15,7 @@ from pyspark.sql import DataFrame
 
 from extract.dialects import Dialect
 from extract.dialects.paging import order_aliases, range_filter, segment_query
+from extract.jdbc import java_properties
 from extract.landing import PAGE_COLUMN, RUN_ID_COLUMN
 from extract.partition_log import MARK_LANDED_JDBC, Progress, progress
 from extract.partitions import Partition, Segment
@@ -105,13 +106,6 @@ def _gateway(frame: DataFrame) -> Any:
     return gateway
 
 
-def _java_properties(jvm: Any, url: DatabaseUrl) -> Any:
-    properties = jvm.java.util.Properties()
-    for key, value in url.jdbc_properties().items():
-        properties.setProperty(key, value)
-    return properties
-
-
 def copy_format(frame: DataFrame, columns: list[MappedColumn]) -> str:
     """ "binary" when every column of `frame` has an exact binary form for its Postgres type, else "text"."""
     gateway = _gateway(frame)
@@ -132,25 +126,28 @@ def land_in_driver(
     """Land the pending partitions one after another from the driver's JVM (extract/jvm's
     DriverLanding): each in its own transaction with its mark, as a Spark task lands it."""
     gateway = source.runtime.gateway
-    jvm = gateway.jvm
+    lander = gateway.jvm.tidemark.landing.DriverLanding
     by_name = {s.name: s for s in parts}
     target_types = _java_array(gateway, "String", [c.target_type for c in columns])
-    for partition in pending:
-        segment = by_name[partition.segment]
-        jvm.tidemark.landing.DriverLanding.land(
-            source.url.jdbc_url,
-            _java_properties(jvm, source.url),
-            source.relation(segment),
-            source.partition_filter(segment, partition),
-            target_types,
-            target.jdbc_url,
-            _java_properties(jvm, target),
-            copy_statement(staging, columns),
-            MARK_LANDED_JDBC,
-            run_id,
-            partition.number,
-        )
-        with psycopg.connect(target.libpq_url, autocommit=True) as conn:
+    source_properties = java_properties(gateway.jvm, source.url)
+    target_properties = java_properties(gateway.jvm, target)
+    statement = copy_statement(staging, columns)
+    with psycopg.connect(target.libpq_url, autocommit=True) as conn:
+        for partition in pending:
+            segment = by_name[partition.segment]
+            lander.land(
+                source.url.jdbc_url,
+                source_properties,
+                source.relation(segment),
+                source.partition_filter(segment, partition),
+                target_types,
+                target.jdbc_url,
+                target_properties,
+                statement,
+                MARK_LANDED_JDBC,
+                run_id,
+                partition.number,
+            )
             on_progress(conn, progress(conn, run_id))
 
 
@@ -199,7 +196,7 @@ def land_frame(
             frame._jdf,
             _java_array(gateway, "String", [c.target_type for c in columns]),
             target.jdbc_url,
-            _java_properties(gateway.jvm, target),
+            java_properties(gateway.jvm, target),
             copy_statement(staging, columns),
             MARK_LANDED_JDBC,
             run_id,

@@ -80,19 +80,13 @@
         from upserted
     )
 
-    insert into _migration.merge_log (
-        table_key, run_ids, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted,
-        merge_started_at
-    )
-    select
-        {{ table_key }},
-        array(select pending.run_id from pending order by pending.run_id),
-        batch.rows_in_batch,
-        counted.rows_inserted,
-        counted.rows_updated,
-        batch.rows_in_batch - counted.rows_inserted - counted.rows_updated,
-        (select count(*) from deleted),
-        now()
-    from batch cross join counted
-    where exists (select 1 from pending)
+    {{ tidemark_merge_log_insert(
+        table_key,
+        'batch cross join counted',
+        'batch.rows_in_batch',
+        'counted.rows_inserted',
+        'counted.rows_updated',
+        'batch.rows_in_batch - counted.rows_inserted - counted.rows_updated',
+        '(select count(*) from deleted)'
+    ) }}
 {%- endmacro %}

@@ -25,21 +25,9 @@
         select count(*) as rows_inserted from {{ target }}
     )
 
-    insert into _migration.merge_log (
-        table_key, run_ids, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted,
-        merge_started_at
-    )
-    select
-        {{ table_key }},
-        array(select pending.run_id from pending order by pending.run_id),
-        counted.rows_inserted,
-        counted.rows_inserted,
-        0,
-        0,
-        0,
-        now()
-    from counted
-    where exists (select 1 from pending)
+    {{ tidemark_merge_log_insert(
+        table_key, 'counted', 'counted.rows_inserted', 'counted.rows_inserted', '0', '0', '0'
+    ) }}
     {%- if primary_key %};
 
     alter table {{ target }} add constraint {{ adapter.quote(primary_key[0]) }} {{ primary_key[1] }}

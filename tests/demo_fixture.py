@@ -33,3 +33,19 @@ def committed_watermark(project: Project, table: str) -> str | None:
         "select last_sync_watermark from _migration._migration_state where lower(source_table) = %s", (table,)
     )
     return None if value is None else str(value)
+
+
+def refuse_credit_limit_change(project: Project, customer: int) -> str:
+    """Make the next merge of dbo.Customers fail: the replica gets a CHECK constraint that the
+    source's new credit limit for `customer` (stamped with the source's clock) breaks. Returns the replica."""
+    replica = f'"demo__{project.source_db}__dbo".customers'
+    with project.target() as conn:
+        conn.execute(f"alter table {replica} add constraint limit_guard check (creditlimit < 1000000)")
+    with project.source() as conn:
+        conn.execute(
+            """update dbo."Customers" set "CreditLimit" = 5000000,
+                "ModifiedDate" = clock_timestamp() at time zone 'UTC'
+            where "CustomerID" = %s""",
+            (customer,),
+        )
+    return replica

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from tests.conftest import REPO, Project
-from tests.demo_fixture import committed_watermark, demo
+from tests.demo_fixture import committed_watermark, demo, refuse_credit_limit_change
 from tests.replica_check import assert_replicas_equal
 
 __all__ = ["demo"]
@@ -39,15 +39,7 @@ def test_a_failed_dbt_exits_5_and_leaves_the_watermark(demo: Project) -> None:
     assert first.returncode == 0, first.stdout[-4000:]
     before = committed_watermark(demo, "customers")
     assert before is not None
-    replica = f'"demo__{demo.source_db}__dbo".customers'
-    with demo.target() as conn:
-        conn.execute(f"alter table {replica} add constraint limit_guard check (creditlimit < 1000000)")
-    with demo.source() as conn:
-        conn.execute(
-            """update dbo."Customers" set "CreditLimit" = 5000000,
-                "ModifiedDate" = cast(clock_timestamp() at time zone 'UTC' as timestamp(3))
-            where "CustomerID" = 5"""
-        )
+    replica = refuse_credit_limit_change(demo, 5)
     failed = _extract(demo, "--table", "dbo.Customers", "--quiet", "--dbt", "run --select replica state")
     assert failed.returncode == 5, failed.stdout[-2000:] + failed.stderr[-2000:]
     assert "dbt run --select replica state failed; what landed waits for the next merge" in failed.stderr

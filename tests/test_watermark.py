@@ -8,7 +8,7 @@ import psycopg
 
 from extract.landing import duplicate_key_sample, keep_latest_versions
 from tests.conftest import Project
-from tests.demo_fixture import committed_watermark, demo, merge_counts
+from tests.demo_fixture import committed_watermark, demo, merge_counts, refuse_credit_limit_change
 from tests.replica_check import assert_replicas_equal
 
 __all__ = ["demo"]
@@ -84,12 +84,7 @@ def test_failed_build_does_not_advance_the_watermark(demo: Project) -> None:
     demo.sync()
     before = committed_watermark(demo, "customers")
     assert before is not None
-    replica = f'"demo__{demo.source_db}__dbo".customers'
-    with demo.target() as conn:
-        conn.execute(f"alter table {replica} add constraint limit_guard check (creditlimit < 1000000)")
-    with demo.source() as conn:
-        conn.execute(f"""update dbo."Customers" set "CreditLimit" = 5000000, "ModifiedDate" = {STAMP}
-            where "CustomerID" = 5""")
+    replica = refuse_credit_limit_change(demo, 5)
     demo.extract("dbo.Customers")
     failed = demo.build(check=False)
     assert failed.returncode != 0

@@ -1,0 +1,23 @@
+{#-
+  The merge's entry in _migration.merge_log: which pending runs it merged and its
+  counts (SQL expressions over `from_sql`), written in the merge's own statement;
+  nothing when no run was pending. Expects a CTE named pending
+  (tidemark_pending_runs) in the statement.
+-#}
+{% macro tidemark_merge_log_insert(table_key, from_sql, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted) -%}
+    insert into _migration.merge_log (
+        table_key, run_ids, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted,
+        merge_started_at
+    )
+    select
+        {{ table_key }},
+        array(select pending.run_id from pending order by pending.run_id),
+        {{ rows_in_batch }},
+        {{ rows_inserted }},
+        {{ rows_updated }},
+        {{ rows_unchanged }},
+        {{ rows_deleted }},
+        now()
+    from {{ from_sql }}
+    where exists (select 1 from pending)
+{%- endmacro %}
