@@ -1,6 +1,6 @@
 """`python -m bench [--rows N]`: one run, same rows, every figure measured in it.
 
-Starts its own PostgreSQL (durable settings, data under .tidemark/bench-pg), generates
+Starts its own PostgreSQL (durable, tuned for bulk loads, data under .tidemark/bench-pg), generates
 bench.Items in a source database, then measures raw COPY, tidemark's full and
 incremental syncs, dlt's and Sling's on the same workload, and the three merge
 strategies. Prints the figures and writes them to bench/results/.
@@ -72,7 +72,12 @@ def main() -> int:
     work = databases.WORK_DIR
     bench_db = databases.start()
     source_url, target_url, env = bench_db.source_url, bench_db.target_url, bench_db.env
-    results: dict[str, Any] = {"rows": args.rows, "percent_changed": args.percent, "machine": report.machine()}
+    results: dict[str, Any] = {
+        "rows": args.rows,
+        "percent_changed": args.percent,
+        "machine": report.machine(),
+        "postgres_settings": databases.server_settings(),
+    }
     try:
         small = max(1000, args.rows // 10)
         _say(f"memory probe: full sync of {small:,} rows")
@@ -86,12 +91,14 @@ def main() -> int:
         results["machine"]["postgres"] = version[0] if version else "?"
 
         _say("raw COPY FROM STDIN into an UNLOGGED table (the baseline)")
+        bench_db.settle()
         copied, copy_seconds = baseline.raw_copy_seconds(source_url, target_url, work)
         copy_rate = report.rate(copied, copy_seconds)
         results["raw_copy"] = {"rows": copied, "seconds": copy_seconds, "rows_per_second": copy_rate}
 
         _say("tidemark: full first sync (extract, then dbt run of the replica in its process)")
         project = TidemarkProject(work / "tidemark", env, target_url)
+        bench_db.settle()
         full = project.sync()
         memory.append(_memory(args.rows, full.command))
         results["driver_memory"] = memory
@@ -100,12 +107,15 @@ def main() -> int:
         peer_full = {}
         for peer in peers:
             _say(f"{peer.name}: full first sync")
+            bench_db.settle()
             peer_full[peer.name] = peer.sync()
 
         _say(f"changing {args.percent}% of the source rows")
         with psycopg.connect(source_url, autocommit=True) as conn:
             changed = workload.change(conn, args.percent)
         results["rows_changed"] = changed
+        _say("vacuum and analyse of both databases, as autovacuum leaves them between syncs")
+        bench_db.settle(vacuum=True)
 
         _say("tidemark: incremental sync")
         incremental = project.sync()
@@ -126,6 +136,7 @@ def main() -> int:
         results["peers"] = {}
         for peer in peers:
             _say(f"{peer.name}: incremental sync")
+            bench_db.settle()
             second = peer.sync()
             if second.rows_in_target != source_rows:
                 raise RuntimeError(f"{peer.name} holds {second.rows_in_target:,} rows, the source {source_rows:,}")

@@ -65,6 +65,8 @@ def print_report(results: dict[str, Any]) -> None:
         _step("tidemark merge statement (in-run)", full["merge_statement_seconds"], rows, base),
         _step("tidemark full sync, end to end (one command)", full["seconds"], rows, base),
     ]
+    settings = results.get("postgres_settings", {})
+    print("PostgreSQL: " + ", ".join(f"{name}={value}" for name, value in settings.items()))
     print_table(f"Full first sync of {rows:,} rows", ("step", "seconds", "rows/s", "x COPY"), lines)
 
     syncs = [("tidemark", t["full"]["seconds"], t["incremental"]["seconds"])]

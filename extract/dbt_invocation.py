@@ -45,7 +45,9 @@ class InProcessDbt:
 
             project = self.args[self.args.index("--project-dir") + 1]
             # Nothing printed: were the project broken, the run below parses it again and reports why.
-            result = dbtRunner().invoke(["parse", "--log-level", "none", "--project-dir", project])
+            # The run writes the artifacts; the parse only needs to hand over the manifest.
+            command = ["parse", "--log-level", "none", "--no-write-json", "--project-dir", project]
+            result = dbtRunner().invoke(command)
             if result.success:
                 self._manifest = result.result
         except Exception:  # only a head start, as above

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import pwd
+import shlex
 import socket
 import subprocess
 import time
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +78,12 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start(data_dir: Path, port: int, durable: bool = True) -> str:
-    """Start (initialising on first use) and return the superuser's postgresql:// URL."""
+def start(data_dir: Path, port: int, durable: bool = True, settings: Mapping[str, str] | None = None) -> str:
+    """Start (initialising on first use) and return the superuser's postgresql:// URL.
+
+    `settings` are server parameters for this start (`postgres -c name=value`); a server that is
+    already running keeps its own.
+    """
     data_dir = data_dir.resolve()
     if is_running(data_dir):
         # Already up, perhaps on another port than asked: its pid file says which.
@@ -96,6 +102,8 @@ def start(data_dir: Path, port: int, durable: bool = True) -> str:
     if not durable:
         # Throw-away test servers: crash safety of the server itself is not under test.
         options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    for name, value in (settings or {}).items():
+        options += f" -c {shlex.quote(f'{name}={value}')}"
     try:
         _command("pg_ctl")(
             ["-w", "-t", "60", "-o", options, "-l", str(data_dir / "server.log"), "start"],
