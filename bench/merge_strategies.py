@@ -104,6 +104,8 @@ def _wal_lsn(conn: psycopg.Connection) -> str:
 
 def _table_stats(conn: psycopg.Connection, name: str) -> tuple[int, int]:
     """(dead tuples, tuples inserted + updated + deleted) of a copy, once the writer's stats are flushed."""
+    # This session's own writes (the copy made by _prepare) count only once flushed to the shared stats.
+    conn.execute("select pg_stat_force_next_flush()")
     row = conn.execute(
         "select n_dead_tup, n_tup_ins + n_tup_upd + n_tup_del from pg_stat_user_tables"
         " where schemaname = %s and relname = %s",

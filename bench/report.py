@@ -73,8 +73,15 @@ def print_report(results: dict[str, Any]) -> None:
     for peer in results.get("peers", {}).values():
         syncs.append((peer["name"], peer["full"]["seconds"], peer["incremental"]["seconds"]))
     ours_full, ours_incremental = syncs[0][1], syncs[0][2]
+    rounds = [("tidemark", t["incremental"].get("rounds_seconds", []))]
+    for peer in results.get("peers", {}).values():
+        rounds.append((peer["name"], peer["incremental"].get("rounds_seconds", [])))
+    title = f"Full and incremental ({results['percent_changed']}% changed) syncs, end to end"
+    if rounds[0][1]:
+        each = "; ".join(f"{name} " + ", ".join(f"{s:.1f}" for s in seconds) for name, seconds in rounds)
+        title += f"; incremental: the median of {len(rounds[0][1])} rounds ({each} s)"
     print_table(
-        f"Full and incremental ({results['percent_changed']}% changed) syncs, end to end",
+        title,
         ("tool", "full s", "full rows/s", "incr s", "incr / full", "full vs tidemark", "incr vs tidemark"),
         [
             (
