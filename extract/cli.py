@@ -125,7 +125,8 @@ def _run_extract(argv: Sequence[str]) -> int:
         parallel=args.parallel,
     )
     dbt = None if dbt_args is None else InProcessDbt(dbt_args, settings.project_dir)
-    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars))
+    runtime = SparkRuntime(settings.spark_master, settings.extra_jars)
+    extractor = Extractor(settings, runtime)
     try:
         tables = extractor.enabled_tables() if args.all else [extractor.find(name) for name in args.table]
         if as_of is not None and args.all:
@@ -147,6 +148,8 @@ def _run_extract(argv: Sequence[str]) -> int:
 
         with ThreadPoolExecutor(max_workers=settings.max_parallel_transfers, thread_name_prefix="table") as pool:
             summary = list(pool.map(sync, tables))
+        extractor.close()
+        runtime.stop()
         failed = [str(entry["table"]) for entry in summary if entry["status"] == "failed"]
         # Tables that landed are merged even when another failed: its runs are simply not pending.
         dbt_ok = None if dbt is None else dbt.run(quiet=args.quiet, stdout_is_data=args.json)

@@ -86,6 +86,24 @@ class SparkRuntime:
                 self._session.sparkContext.setLogLevel("ERROR")
             return self._session
 
+    def stop(self) -> None:
+        """Stop Spark's session, if one started, and let the driver JVM exit without waiting for it. Once
+        every table has landed the rest of a run (dbt's merge) needs neither, and the JVM's memory (a GB
+        after a large load) is better left to the database doing the merge."""
+        with self._lock:
+            if self._session is not None:
+                self._session.stop()
+                self._session = None
+        gateway = SparkContext._gateway
+        if gateway is None:
+            return
+        gateway.shutdown()
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+        process = getattr(gateway, "proc", None)
+        if process is not None and process.stdin is not None:
+            process.stdin.close()  # pyspark's protocol: the JVM exits when its stdin closes
+
     def start_session(self) -> threading.Thread:
         """Start the session in the background for a job that is known to come, and run a tiny job in
         it: a session's first job pays for starting the scheduler and the executor threads."""
