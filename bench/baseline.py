@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -18,8 +19,11 @@ create unlogged table bench_baseline.items (
 """
 
 
-def raw_copy_seconds(source_url: str, target_url: str, work: Path) -> tuple[int, float]:
-    """Rows and seconds of `COPY FROM STDIN` of the whole source table into an UNLOGGED table.
+def raw_copy_seconds(
+    source_url: str, target_url: str, work: Path, rounds: int, before_each: Callable[[], None]
+) -> tuple[int, list[float]]:
+    """Rows, and the seconds of each of `rounds` runs, of `COPY FROM STDIN` of the whole source table into
+    an UNLOGGED table (created afresh for each; `before_each` runs first).
 
     The rows are exported to a file first (not timed), so the figure is Postgres' own
     ingest speed: the ceiling for any landing, which must also read the source.
@@ -33,17 +37,20 @@ def raw_copy_seconds(source_url: str, target_url: str, work: Path) -> tuple[int,
             for block in copy:
                 dump.write(block)
         dump.flush()
-        dump.seek(0)
+        rows, timings = 0, []
         with psycopg.connect(target_url, autocommit=True) as target:
-            target.execute("drop schema if exists bench_baseline cascade")
-            target.execute("create schema bench_baseline")
-            target.execute(_TABLE)
-            started = time.perf_counter()
-            with target.cursor() as cursor:
-                with cursor.copy("copy bench_baseline.items from stdin") as copy:
-                    while block := dump.read(BLOCK):
-                        copy.write(block)
-                rows = cursor.rowcount
-            seconds = time.perf_counter() - started
+            for _ in range(rounds):
+                dump.seek(0)
+                target.execute("drop schema if exists bench_baseline cascade")
+                target.execute("create schema bench_baseline")
+                target.execute(_TABLE)
+                before_each()
+                started = time.perf_counter()
+                with target.cursor() as cursor:
+                    with cursor.copy("copy bench_baseline.items from stdin") as copy:
+                        while block := dump.read(BLOCK):
+                            copy.write(block)
+                    rows = cursor.rowcount
+                timings.append(time.perf_counter() - started)
             target.execute("drop schema bench_baseline cascade")
-    return rows, seconds
+    return rows, timings

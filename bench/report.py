@@ -53,6 +53,11 @@ def _step(label: str, seconds: float, rows: int, base: float) -> tuple[str, str,
     return (label, f"{seconds:.1f}", f"{speed:,.0f}", f"{speed / base:.2f}")
 
 
+def _median_of(figure: dict[str, Any]) -> str:
+    rounds = figure.get("rounds_seconds", [])
+    return f", median of {', '.join(f'{s:.1f}' for s in rounds)} s" if len(rounds) > 1 else ""
+
+
 def print_report(results: dict[str, Any]) -> None:
     rows = results["rows"]
     copy = results["raw_copy"]
@@ -60,7 +65,7 @@ def print_report(results: dict[str, Any]) -> None:
     t = results["tidemark"]
     full = t["full"]
     lines = [
-        _step("raw COPY FROM STDIN (baseline)", copy["seconds"], copy["rows"], base),
+        _step(f"raw COPY FROM STDIN (baseline{_median_of(copy)})", copy["seconds"], copy["rows"], base),
         _step("tidemark landing (in-run)", t["landing_seconds"], full["rows_landed"], base),
         _step("tidemark merge statement (in-run)", full["merge_statement_seconds"], rows, base),
         _step("tidemark full sync, end to end (one command)", full["seconds"], rows, base),
