@@ -129,6 +129,7 @@ def main() -> int:
 
         # A few seconds each, so noise weighs more than on the full syncs: every tool syncs each of a few
         # rounds of changes, and the median round counts (every round is kept in the results).
+        schema, table = project.replica()
         ours: list[Sync] = []
         theirs: dict[str, list[float]] = {peer.name: [] for peer in peers}
         for round_number in range(1, args.rounds + 1):
@@ -145,7 +146,6 @@ def main() -> int:
                 raise RuntimeError(f"tidemark updated {updated:,} rows, the source changed {changed:,}")
             ours.append(incremental)
             source_rows = count_rows(source_url, 'bench."Items"')
-            schema, table = project.replica()
             replica_rows = count_rows(target_url, f'"{schema}"."{table}"')
             if replica_rows != source_rows:
                 raise RuntimeError(f"the replica holds {replica_rows:,} rows, the source {source_rows:,}")

@@ -100,6 +100,11 @@ def _java_array(gateway: Any, java_type: str, values: Sequence[object]) -> Any:
     return array
 
 
+def _target_types(gateway: Any, columns: list[MappedColumn]) -> Any:
+    """The columns' Postgres types as a Java String[], as the landing classes take them."""
+    return _java_array(gateway, "String", [c.target_type for c in columns])
+
+
 def _gateway(frame: DataFrame) -> Any:
     gateway = frame.sparkSession.sparkContext._gateway
     assert gateway is not None, "a running session has a JVM"
@@ -109,7 +114,7 @@ def _gateway(frame: DataFrame) -> Any:
 def copy_format(frame: DataFrame, columns: list[MappedColumn]) -> str:
     """ "binary" when every column of `frame` has an exact binary form for its Postgres type, else "text"."""
     gateway = _gateway(frame)
-    target_types = _java_array(gateway, "String", [c.target_type for c in columns])
+    target_types = _target_types(gateway, columns)
     return str(gateway.jvm.tidemark.landing.CopyLanding.format(frame._jdf, target_types))
 
 
@@ -128,7 +133,7 @@ def land_in_driver(
     gateway = source.runtime.gateway
     lander = gateway.jvm.tidemark.landing.DriverLanding
     by_name = {s.name: s for s in parts}
-    target_types = _java_array(gateway, "String", [c.target_type for c in columns])
+    target_types = _target_types(gateway, columns)
     source_properties = java_properties(gateway.jvm, source.url)
     target_properties = java_properties(gateway.jvm, target)
     statement = copy_statement(staging, columns)
@@ -194,7 +199,7 @@ def land_frame(
     try:
         gateway.jvm.tidemark.landing.CopyLanding.land(
             frame._jdf,
-            _java_array(gateway, "String", [c.target_type for c in columns]),
+            _target_types(gateway, columns),
             target.jdbc_url,
             java_properties(gateway.jvm, target),
             copy_statement(staging, columns),
