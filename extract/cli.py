@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 
 from extract.errors import TidemarkError
 
 USAGE = """\
-python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master URL] [--dbt ARGS] [--quiet | --json]
+python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master URL] [--dbt ARGS] [--every DURATION]
+                        [--quiet | --json]
        python -m extract --table SCHEMA.TABLE --snapshot-date YYYY-MM-DD [--snapshot-file PATH]
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
        python -m extract check        great-expectations row counts, source vs replica
@@ -87,6 +85,12 @@ def _extract_parser() -> argparse.ArgumentParser:
         help="then run dbt with these arguments in this process, e.g. --dbt build or --dbt 'run --select "
         "replica'; dbt reads its project while the tables land, so this is quicker than running dbt afterwards",
     )
+    parser.add_argument(
+        "--every",
+        metavar="DURATION",
+        help="sync again every DURATION (such as 30s, 5m or 1h) in this process, which keeps Spark and dbt "
+        "loaded between syncs, until SIGTERM; SIGUSR1 syncs at once; --json prints a line per sync",
+    )
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     parser.add_argument(
         "--json", action="store_true", help="print a machine-readable summary on stdout (progress is left out)"
@@ -109,14 +113,15 @@ def _snapshot_arguments(args: argparse.Namespace) -> tuple[date | None, Path | N
 def _run_extract(argv: Sequence[str]) -> int:
     args = _extract_parser().parse_args(argv)
     from extract.dbt_invocation import InProcessDbt, parse_dbt_args
-    from extract.progress import ConsoleObserver
-    from extract.run import Extractor
-    from extract.seeds import SyncTable
-    from extract.settings import load_settings
-    from extract.snapshot_run import SnapshotLanding
+    from extract.settings import load_settings, parse_duration
     from extract.spark import SparkRuntime
+    from extract.sync_pass import PassRequest, SyncPass, print_report
+    from extract.watch import Watch
 
     as_of, snapshot_file = _snapshot_arguments(args)
+    every = None if args.every is None else parse_duration(args.every, "--every")
+    if every is not None and as_of is not None:
+        raise TidemarkError("--every repeats the sync of changed rows; a --snapshot-date is landed once")
     dbt_args = None if args.dbt is None else parse_dbt_args(args.dbt)
     settings = load_settings(
         master=args.master,
@@ -126,47 +131,23 @@ def _run_extract(argv: Sequence[str]) -> int:
     )
     dbt = None if dbt_args is None else InProcessDbt(dbt_args, settings.project_dir)
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars)
-    extractor = Extractor(settings, runtime)
-    try:
-        tables = extractor.enabled_tables() if args.all else [extractor.find(name) for name in args.table]
-        if as_of is not None and args.all:
-            tables = [t for t in tables if t.asof_history]
-            if not tables:
-                raise TidemarkError("--snapshot-date --all: no enabled table has asof_history set in sync_tables.csv")
-        observer = ConsoleObserver(quiet=args.quiet or args.json)
-
-        def sync(config: SyncTable) -> dict[str, object]:
-            try:
-                if as_of is not None:
-                    landing = SnapshotLanding(extractor, config, as_of, snapshot_file)
-                    return {"status": "landed", **asdict(landing.run(observer))}
-                return {"status": "landed", **asdict(extractor.run(config, observer))}
-            except Exception as exc:  # one table's failure must not stop the others
-                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                print(f"error: {config.key}: {first}", file=sys.stderr)
-                return {"table": config.key, "status": "failed", "error": first}
-
-        with ThreadPoolExecutor(max_workers=settings.max_parallel_transfers, thread_name_prefix="table") as pool:
-            summary = list(pool.map(sync, tables))
-        extractor.close()
-        runtime.stop()
-        failed = [str(entry["table"]) for entry in summary if entry["status"] == "failed"]
-        # Tables that landed are merged even when another failed: its runs are simply not pending.
-        dbt_ok = None if dbt is None else dbt.run(quiet=args.quiet, stdout_is_data=args.json)
-        report: dict[str, object] = {"tables": summary, "failed": len(failed)}
-        if dbt is not None:
-            report["dbt"] = {"args": dbt.args, "success": dbt_ok}
-        if args.json:
-            print(json.dumps(report, indent=2))
-        if failed:
-            print(f"{len(failed)} of {len(tables)} table(s) failed: {', '.join(failed)}", file=sys.stderr)
-            return 1
-        if dbt_ok is False:
-            print(f"dbt {' '.join(dbt_args or [])} failed; what landed waits for the next merge", file=sys.stderr)
-            return 5
-        return 0
-    finally:
-        extractor.close()
+    request = PassRequest(
+        table_names=None if args.all else list(args.table),
+        as_of=as_of,
+        snapshot_file=snapshot_file,
+        quiet=args.quiet,
+        json=args.json,
+    )
+    sync_pass = SyncPass(settings, runtime, dbt, request)
+    if every is not None:
+        try:
+            return Watch(every, quiet=args.quiet, json_lines=args.json).run(sync_pass)
+        finally:
+            runtime.stop()
+    outcome = sync_pass.run(keep_runtime=False)
+    if args.json:
+        print_report(outcome.report)
+    return outcome.exit_code
 
 
 SUBCOMMANDS = ("generate", "check", "verify", "status", "server", "demo", "sample", "spark-archive", "jars")

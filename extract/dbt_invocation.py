@@ -34,6 +34,8 @@ class InProcessDbt:
     """Parses the dbt project in the background from construction; `run` waits for it, then runs dbt."""
 
     def __init__(self, args: list[str], project_dir: Path) -> None:
+        #: As given to --dbt, for messages.
+        self.requested = args
         self.args = args if "--project-dir" in args else [*args, "--project-dir", str(project_dir)]
         self._manifest: Any = None
         self._parsing = threading.Thread(target=self._parse, name="tidemark-dbt-parse", daemon=True)

@@ -1,0 +1,106 @@
+"""One pass of the extract: every table asked for lands (several at once), then `--dbt`'s dbt runs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from datetime import date
+from pathlib import Path
+
+from extract.dbt_invocation import InProcessDbt
+from extract.errors import TidemarkError
+from extract.progress import ConsoleObserver
+from extract.run import Extractor
+from extract.seeds import SyncTable
+from extract.settings import Settings
+from extract.snapshot_run import SnapshotLanding
+from extract.spark import SparkRuntime
+
+
+@dataclass(frozen=True)
+class Outcome:
+    #: The summary `--json` prints: each table's result, how many failed, dbt's outcome.
+    report: dict[str, object]
+    exit_code: int
+
+
+@dataclass(frozen=True)
+class PassRequest:
+    """What the command line asked for: which tables, and how to say what happens."""
+
+    table_names: list[str] | None  # None: every enabled table (--all)
+    as_of: date | None
+    snapshot_file: Path | None
+    quiet: bool
+    json: bool
+
+
+class SyncPass:
+    """Runs passes with one Spark runtime and one dbt project, as many times as asked (`--every`)."""
+
+    def __init__(self, settings: Settings, runtime: SparkRuntime, dbt: InProcessDbt | None, request: PassRequest):
+        self.settings = settings
+        self.runtime = runtime
+        self.dbt = dbt
+        self.request = request
+
+    def _tables(self, extractor: Extractor) -> list[SyncTable]:
+        names = self.request.table_names
+        tables = extractor.enabled_tables() if names is None else [extractor.find(name) for name in names]
+        if self.request.as_of is not None and names is None:
+            tables = [t for t in tables if t.asof_history]
+            if not tables:
+                raise TidemarkError("--snapshot-date --all: no enabled table has asof_history set in sync_tables.csv")
+        return tables
+
+    def run(self, keep_runtime: bool) -> Outcome:
+        """One pass. Unless `keep_runtime`, the driver JVM is let go before dbt runs (see SparkRuntime.stop)."""
+        request = self.request
+        # Connections to the source live for one pass: a loop may sleep longer than a server keeps them.
+        extractor = Extractor(self.settings, self.runtime)
+        try:
+            tables = self._tables(extractor)
+            observer = ConsoleObserver(quiet=request.quiet or request.json)
+
+            def sync(config: SyncTable) -> dict[str, object]:
+                try:
+                    if request.as_of is not None:
+                        landing = SnapshotLanding(extractor, config, request.as_of, request.snapshot_file)
+                        return {"status": "landed", **asdict(landing.run(observer))}
+                    return {"status": "landed", **asdict(extractor.run(config, observer))}
+                except Exception as exc:  # one table's failure must not stop the others
+                    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                    print(f"error: {config.key}: {first}", file=sys.stderr)
+                    return {"table": config.key, "status": "failed", "error": first}
+
+            workers = self.settings.max_parallel_transfers
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
+                summary = list(pool.map(sync, tables))
+        finally:
+            extractor.close()
+        if not keep_runtime:
+            self.runtime.stop()
+        return self._finish(summary, len(tables))
+
+    def _finish(self, summary: list[dict[str, object]], tables: int) -> Outcome:
+        failed = [str(entry["table"]) for entry in summary if entry["status"] == "failed"]
+        # Tables that landed are merged even when another failed: its runs are simply not pending.
+        dbt = self.dbt
+        dbt_ok = None if dbt is None else dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json)
+        report: dict[str, object] = {"tables": summary, "failed": len(failed)}
+        if dbt is not None:
+            report["dbt"] = {"args": dbt.args, "success": dbt_ok}
+        if failed:
+            print(f"{len(failed)} of {tables} table(s) failed: {', '.join(failed)}", file=sys.stderr)
+            return Outcome(report, 1)
+        if dbt is not None and dbt_ok is False:
+            print(f"dbt {' '.join(dbt.requested)} failed; what landed waits for the next merge", file=sys.stderr)
+            return Outcome(report, 5)
+        return Outcome(report, 0)
+
+
+def print_report(report: dict[str, object], one_line: bool = False) -> None:
+    """The summary on stdout: indented for one pass, a line per pass for `--every` (JSON Lines)."""
+    print(json.dumps(report) if one_line else json.dumps(report, indent=2), flush=True)
