@@ -30,14 +30,33 @@ def parse_dbt_args(text: str) -> list[str]:
     return args
 
 
+#: What dbt reads to build its manifest; a change to any of these is read again before the next run.
+PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "seeds", "snapshots", "tests", "analyses")
+
+
+def project_fingerprint(project: Path) -> tuple[int, int]:
+    """(files, latest modification in ns) of the project's parts: changes when a file is added, removed or edited."""
+    files, latest = 0, 0
+    for part in PROJECT_PARTS:
+        root = project / part
+        for path in [root] if root.is_file() else root.rglob("*"):
+            if path.is_file():
+                files += 1
+                latest = max(latest, path.stat().st_mtime_ns)
+    return files, latest
+
+
 class InProcessDbt:
-    """Parses the dbt project in the background from construction; `run` waits for it, then runs dbt."""
+    """Parses the dbt project in the background from construction; `run` waits for it, then runs dbt.
+    Run again (`--every`), it reuses the parsed project unless a file of it changed."""
 
     def __init__(self, args: list[str], project_dir: Path) -> None:
         #: As given to --dbt, for messages.
         self.requested = args
         self.args = args if "--project-dir" in args else [*args, "--project-dir", str(project_dir)]
         self._manifest: Any = None
+        self._project = Path(self.args[self.args.index("--project-dir") + 1])
+        self._parsed = project_fingerprint(self._project)
         self._parsing = threading.Thread(target=self._parse, name="tidemark-dbt-parse", daemon=True)
         self._parsing.start()
 
@@ -45,7 +64,7 @@ class InProcessDbt:
         try:
             from dbt.cli.main import dbtRunner
 
-            project = self.args[self.args.index("--project-dir") + 1]
+            project = str(self._project)
             # Nothing printed: were the project broken, the run below parses it again and reports why.
             # The run writes the artifacts; the parse only needs to hand over the manifest.
             command = ["parse", "--log-level", "none", "--no-write-json", "--project-dir", project]
@@ -60,6 +79,11 @@ class InProcessDbt:
         self._parsing.join()
         from dbt.cli.main import dbtRunner
 
+        now = project_fingerprint(self._project)
+        if now != self._parsed:
+            self._parsed = now
+            self._manifest = None
+            self._parse()
         args = [*self.args, "--quiet"] if quiet and "--quiet" not in self.args else self.args
         with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
             result = dbtRunner(manifest=self._manifest).invoke(args)

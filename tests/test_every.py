@@ -71,9 +71,7 @@ def _landed(report: dict[str, Any], table: str) -> int:
 
 def test_every_syncs_on_signal_outlives_a_failed_merge_and_stops_on_sigterm(demo: Project, tmp_path: Path) -> None:
     replica = CUSTOMERS.format(db=demo.source_db)
-    loop = Loop(
-        demo, tmp_path / "stderr.log", "--all", "--json", "--every", "1h", "--dbt", "build"
-    )
+    loop = Loop(demo, tmp_path / "stderr.log", "--all", "--json", "--every", "1h", "--dbt", "build")
     try:
         first = loop.next_sync()
         assert (first["sync"], first["exit_code"], first["failed"]) == (1, 0, 0), first
@@ -92,12 +90,15 @@ def test_every_syncs_on_signal_outlives_a_failed_merge_and_stops_on_sigterm(demo
 
         with demo.target() as conn:
             conn.execute(f"alter table {replica} drop constraint limit_guard")
+        # A model added while the loop sleeps is read before the next run.
+        (demo.root / "models" / "every_probe.sql").write_text("select 1 as probe\n")
         loop.signal(signal.SIGUSR1)
         third = loop.next_sync()
         assert (third["sync"], third["exit_code"], third["dbt"]["success"]) == (3, 0, True), third
         assert _landed(third, "dbo.Customers") >= 1
         assert demo.scalar(f"select creditlimit from {replica} where customerid = 5") == 5000000
         assert_replicas_equal(demo)
+        assert demo.scalar("select count(*) from information_schema.tables where table_name = 'every_probe'") == 1
     finally:
         code = loop.stop()
     log = loop.log.read_text()
