@@ -74,32 +74,36 @@ def print_report(results: dict[str, Any]) -> None:
     print("PostgreSQL: " + ", ".join(f"{name}={value}" for name, value in settings.items()))
     print_table(f"Full first sync of {rows:,} rows", ("step", "seconds", "rows/s", "x COPY"), lines)
 
-    syncs = [("tidemark", t["full"]["seconds"], t["incremental"]["seconds"])]
+    syncs = [("tidemark", full["seconds"], t["incremental"])]
+    if "incremental_every" in t:
+        syncs.append(("tidemark --every", full["seconds"], t["incremental_every"]))
     for peer in results.get("peers", {}).values():
-        syncs.append((peer["name"], peer["full"]["seconds"], peer["incremental"]["seconds"]))
-    ours_full, ours_incremental = syncs[0][1], syncs[0][2]
-    rounds = [("tidemark", t["incremental"].get("rounds_seconds", []))]
-    for peer in results.get("peers", {}).values():
-        rounds.append((peer["name"], peer["incremental"].get("rounds_seconds", [])))
-    title = f"Full and incremental ({results['percent_changed']}% changed) syncs, end to end"
-    if rounds[0][1]:
-        each = "; ".join(f"{name} " + ", ".join(f"{s:.1f}" for s in seconds) for name, seconds in rounds)
-        title += f"; incremental: the median of {len(rounds[0][1])} rounds ({each} s)"
+        syncs.append((peer["name"], peer["full"]["seconds"], peer["incremental"]))
+    ours_full, ours_incremental = full["seconds"], t["incremental"]["seconds"]
+    each = "; ".join(
+        f"{name} " + ", ".join(f"{s:.1f}" for s in incremental.get("rounds_seconds", []))
+        for name, _, incremental in syncs
+    )
     print_table(
-        title,
+        f"Full and incremental ({results['percent_changed']}% changed) syncs, end to end; incremental: the "
+        f"median of its rounds ({each} s)",
         ("tool", "full s", "full rows/s", "incr s", "incr / full", "full vs tidemark", "incr vs tidemark"),
         [
             (
                 name,
-                f"{full:.1f}",
-                f"{rate(rows, full):,.0f}",
-                f"{incremental:.1f}",
-                f"{incremental / full:.1%}",
-                f"{full / ours_full:.2f}x",
-                f"{incremental / ours_incremental:.2f}x",
+                f"{seconds:.1f}",
+                f"{rate(rows, seconds):,.0f}",
+                f"{incremental['seconds']:.1f}",
+                f"{incremental['seconds'] / seconds:.1%}",
+                f"{seconds / ours_full:.2f}x",
+                f"{incremental['seconds'] / ours_incremental:.2f}x",
             )
-            for name, full, incremental in syncs
+            for name, seconds, incremental in syncs
         ],
+    )
+    print(
+        "  tidemark: one `python -m extract --dbt` command per sync; tidemark --every: each sync of one "
+        "long-running `--every` process, timed from SIGUSR1 to its report"
     )
     print_table(
         f"Applying a batch of all {rows:,} rows, {results['percent_changed']}% changed",

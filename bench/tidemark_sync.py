@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import psutil
 import psycopg
 
 from bench.measure import Measured, run
@@ -96,7 +102,10 @@ class TidemarkProject:
     def sync(self) -> Sync:
         """One command, as a scheduler would run it: the extract, then the merge (`--dbt`)."""
         command = [PYTHON, "-m", "extract", "--table", "bench.Items", "--dbt", MERGE]
-        synced = run(command, self.env, REPO, "extract --dbt")
+        return self.logged(run(command, self.env, REPO, "extract --dbt"))
+
+    def logged(self, synced: Measured) -> Sync:
+        """`synced` with what its run and merge logged."""
         with psycopg.connect(self.target_url) as conn:
             landed = conn.execute(_LAST_RUN).fetchone()
             logged = conn.execute(_LAST_MERGE).fetchone()
@@ -111,3 +120,49 @@ class TidemarkProject:
             rows_unchanged=int(logged[3]),
             merge_seconds=float(logged[4]),
         )
+
+
+def _peak_rss(pid: int) -> int:
+    """The most memory the process has held since it started (VmHWM), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+class SyncLoop:
+    """`--every` in one long-lived process: each sync is asked for with SIGUSR1 and timed from the signal
+    to the line the process prints when the sync (landing and merge) is done."""
+
+    def __init__(self, project: TidemarkProject) -> None:
+        self.project = project
+        command = [PYTHON, "-m", "extract", "--table", "bench.Items", "--dbt", MERGE, "--every", "24h", "--json"]
+        self.process = subprocess.Popen(
+            command, env=project.env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        self._report()  # the first sync, at start: the JVM, dbt and the project loaded
+
+    def _report(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"extract --every exited (code {self.process.wait()}) without reporting a sync")
+        report: dict[str, Any] = json.loads(line)
+        if report["exit_code"] != 0:
+            raise RuntimeError(f"extract --every: sync {report['sync']} failed: {line[-4000:]}")
+        return report
+
+    def sync(self) -> Sync:
+        started = time.perf_counter()
+        self.process.send_signal(signal.SIGUSR1)
+        report = self._report()
+        seconds = time.perf_counter() - started
+        process = psutil.Process(self.process.pid)
+        children = sum(_peak_rss(child.pid) for child in process.children(recursive=True))
+        return self.project.logged(Measured(seconds, _peak_rss(process.pid), children, json.dumps(report)))
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout=120)
+        if code != 0:
+            raise RuntimeError(f"extract --every exited {code} when stopped")
