@@ -28,7 +28,7 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
 EPILOG = """\
 exit codes: 0 every table landed (and --dbt's dbt succeeded); 1 some table failed (the others still ran);
 2 bad input or configuration (nothing was written); 3 the source refused; 5 --dbt's dbt failed (what
-landed waits for the next merge); 130 interrupted."""
+landed waits for the next merge); 130 interrupted. With --every, the last sync's code once SIGTERM stopped it."""
 
 DESCRIPTION = """\
 Read the rows of each configured SQL Server table that changed since its committed
