@@ -137,19 +137,26 @@ class SyncLoop:
     def __init__(self, project: TidemarkProject) -> None:
         self.project = project
         command = [PYTHON, "-m", "extract", "--table", "bench.Items", "--dbt", MERGE, "--every", "24h", "--json"]
-        self.process = subprocess.Popen(
-            command, env=project.env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-        )
-        self._report()  # the first sync, at start: the JVM, dbt and the project loaded
+        self.log = project.root / "every.log"
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                command, env=project.env, cwd=REPO, stdout=subprocess.PIPE, stderr=log, text=True
+            )
+        try:
+            self._report()  # the first sync, at start: the JVM, dbt and the project loaded
+        except BaseException:
+            self.process.kill()
+            raise
 
     def _report(self) -> dict[str, Any]:
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if not line:
-            raise RuntimeError(f"extract --every exited (code {self.process.wait()}) without reporting a sync")
+            code = self.process.wait()
+            raise RuntimeError(f"extract --every exited (code {code}) without reporting a sync; see {self.log}")
         report: dict[str, Any] = json.loads(line)
         if report["exit_code"] != 0:
-            raise RuntimeError(f"extract --every: sync {report['sync']} failed: {line[-4000:]}")
+            raise RuntimeError(f"extract --every: sync {report['sync']} failed ({line[-2000:]}); see {self.log}")
         return report
 
     def sync(self) -> Sync:
