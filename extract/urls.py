@@ -43,6 +43,10 @@ class DatabaseUrl:
             props.setdefault("databaseName", self.database)
             tail = "".join(f";{k}={v}" for k, v in props.items())
             return f"jdbc:sqlserver://{self.host}:{self.port}{tail}"
+        # Prepared on the server from the first execution, so rows arrive in binary: the server formats
+        # no text and the driver parses none. In the URL, not the driver properties: Spark's JDBC reader
+        # with predicates lower-cases property names (SPARK-55830), and the driver ignores them then.
+        props.setdefault("prepareThreshold", "-1")
         query = "&".join(f"{k}={v}" for k, v in props.items())
         return f"jdbc:postgresql://{self.host}:{self.port}/{self.database}" + (f"?{query}" if query else "")
 
@@ -69,10 +73,6 @@ class DatabaseUrl:
             props["user"] = self.user
         if self.password:
             props["password"] = self.password
-        if self.dialect == "postgres":
-            # Prepared on the server from the first execution, so rows arrive in binary: the
-            # server formats no text and the driver parses none (a setting in the URL wins).
-            props["prepareThreshold"] = "-1"
         return props
 
     def with_credentials(self, user: str | None, password: str | None) -> DatabaseUrl:

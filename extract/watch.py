@@ -19,6 +19,13 @@ from extract.errors import TidemarkError
 from extract.sync_pass import Outcome, SyncPass, print_report
 
 
+def _as_duration(seconds: float) -> str:
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g}s"
+
+
 class Watch:
     def __init__(self, interval: timedelta, quiet: bool, json_lines: bool) -> None:
         self.interval = interval.total_seconds()
@@ -46,7 +53,7 @@ class Watch:
         signal.signal(signal.SIGTERM, self._stop)
         pid = os.getpid()
         self._say(
-            f"syncing every {self.interval:g}s; `kill -USR1 {pid}` syncs now, "
+            f"syncing every {_as_duration(self.interval)}; `kill -USR1 {pid}` syncs now, "
             f"`kill -TERM {pid}` stops after the sync under way"
         )
         try:

@@ -36,8 +36,14 @@ def test_sqlserver_url_forms() -> None:
 def test_postgres_url_forms() -> None:
     url = parse_url("postgresql://me:p%40ss@127.0.0.1:5433/src")
     assert (url.user, url.password, url.port, url.database) == ("me", "p@ss", 5433, "src")
-    assert url.jdbc_url == "jdbc:postgresql://127.0.0.1:5433/src"
-    assert parse_url("jdbc:postgresql://h/db?sslmode=require").jdbc_url == "jdbc:postgresql://h:5432/db?sslmode=require"
+    assert url.jdbc_url == "jdbc:postgresql://127.0.0.1:5433/src?prepareThreshold=-1"
+    assert parse_url("jdbc:postgresql://h/db?sslmode=require").jdbc_url == (
+        "jdbc:postgresql://h:5432/db?sslmode=require&prepareThreshold=-1"
+    )
+    assert (
+        parse_url("jdbc:postgresql://h/db?prepareThreshold=5").jdbc_url
+        == "jdbc:postgresql://h:5432/db?prepareThreshold=5"
+    )
 
 
 def test_credentials_from_the_environment_win() -> None:

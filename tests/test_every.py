@@ -103,7 +103,7 @@ def test_every_syncs_on_signal_outlives_a_failed_merge_and_stops_on_sigterm(demo
         code = loop.stop()
     log = loop.log.read_text()
     assert code == 0, log[-4000:]
-    assert "syncing every 3600s; `kill -USR1" in log
+    assert "syncing every 1h; `kill -USR1" in log
     assert "sync 3 took" in log and "next at" in log
     assert demo.scalar("select count(*) from _migration.run_log where status = 'landed'") == 15
 
