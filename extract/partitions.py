@@ -10,6 +10,7 @@ is open at its end, so rows inserted after planning are still read.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
@@ -72,14 +73,21 @@ def source_filter(parts: list[Segment]) -> str:
 
 
 def plan_partitions(
-    source: JdbcConnection, dialect: Dialect, table_ref: str, parts: list[Segment], sizing: PartitionSizing
+    source: JdbcConnection,
+    dialect: Dialect,
+    table_ref: str,
+    parts: list[Segment],
+    sizing: PartitionSizing,
+    on_counted: Callable[[int], None] = lambda rows: None,
 ) -> tuple[list[Partition], int]:
-    """The partitions of every segment, numbered from 1, and the rows they held when counted."""
+    """The partitions of every segment, numbered from 1, and the rows they held when counted.
+    `on_counted` hears the rows counted so far after each segment's count, before its cut points are found."""
     planned: list[Partition] = []
     total = 0
     for segment in parts:
         rows = int(source.query(count_query(dialect, table_ref, segment.base))[0][0] or 0)
         total += rows
+        on_counted(total)
         if rows == 0:
             continue
         size = sizing.rows_per_partition(rows)

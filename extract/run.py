@@ -193,21 +193,28 @@ class Extractor:
         record.watermark_candidate = read_clock(self.source, self.dialect)
         observer("watermark", {"table": plan.config.key, "run": record})
         parts = self.read_segments(plan, record.watermark_used)
-        partitions, rows = plan_partitions(self.source, self.dialect, self.table_ref(plan), parts, self.sizing)
+        session_started = False
+
+        def counted(rows: int) -> None:
+            nonlocal session_started
+            if not session_started and not self.fits_driver(rows):
+                session_started = True
+                self.runtime.start_session()  # meanwhile the source finds the cut points
+
+        table_ref = self.table_ref(plan)
+        partitions, rows = plan_partitions(self.source, self.dialect, table_ref, parts, self.sizing, counted)
         record.partitions_planned = len(partitions)
         record.rows_planned = rows
-        record.landed_by = "driver" if self.lands_in_driver(record) else "spark"
-        if record.landed_by == "spark":
-            self.runtime.start_session()  # meanwhile the plan is recorded
+        record.landed_by = "driver" if self.fits_driver(rows) else "spark"
         with conn.transaction():
             record_plan(conn, record.run_id, partitions)
             append_event(conn, record)
         observer("planned", {"table": plan.config.key, "run": record})
 
-    def lands_in_driver(self, record: RunRecord) -> bool:
-        """Whether a run is small enough to land from the driver, without a Spark job: at most one
-        partition's worth of rows (PARTITION_THRESHOLD), unless partitions of a fixed size are asked for."""
-        return self.sizing.fixed_rows is None and (record.rows_planned or 0) <= self.sizing.threshold
+    def fits_driver(self, rows: int) -> bool:
+        """Whether a run of `rows` rows is small enough to land from the driver, without a Spark job: at most
+        one partition's worth (PARTITION_THRESHOLD), unless partitions of a fixed size are asked for."""
+        return self.sizing.fixed_rows is None and rows <= self.sizing.threshold
 
     def _read(
         self, conn: psycopg.Connection, plan: TablePlan, record: RunRecord, resumed: bool, observer: Observer
