@@ -17,3 +17,8 @@ class MergeError(TidemarkError):
     """The staged batch cannot be merged as it is."""
 
     exit_code = 4
+
+
+def first_line(exc: BaseException) -> str:
+    """What a summary shows of an error: its message's first line (a JDBC error's stack trace follows it)."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

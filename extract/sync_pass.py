@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 from extract.dbt_invocation import InProcessDbt
-from extract.errors import TidemarkError
+from extract.errors import TidemarkError, first_line
 from extract.progress import ConsoleObserver
 from extract.run import Extractor
 from extract.seeds import SyncTable
@@ -71,9 +71,9 @@ class SyncPass:
                         return {"status": "landed", **asdict(landing.run(observer))}
                     return {"status": "landed", **asdict(extractor.run(config, observer))}
                 except Exception as exc:  # one table's failure must not stop the others
-                    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                    print(f"error: {config.key}: {first}", file=sys.stderr)
-                    return {"table": config.key, "status": "failed", "error": first}
+                    message = first_line(exc)
+                    print(f"error: {config.key}: {message}", file=sys.stderr)
+                    return {"table": config.key, "status": "failed", "error": message}
 
             workers = self.settings.max_parallel_transfers
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:

@@ -15,7 +15,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from types import FrameType
 
-from extract.errors import TidemarkError
+from extract.errors import TidemarkError, first_line
 from extract.sync_pass import Outcome, SyncPass, print_report
 
 
@@ -82,6 +82,7 @@ class Watch:
             self._say(f"sync {number} took {seconds:.1f}s (exit {outcome.exit_code}); next at {next_at}")
             self._wake.wait(wait)
             if self._stopping:
+                self._say("stopping as asked")
                 return outcome.exit_code
 
     def _one(self, sync_pass: SyncPass, first: bool) -> Outcome:
@@ -90,6 +91,6 @@ class Watch:
         except Exception as exc:  # a loop outlives one failed sync; a bad start is reported at once
             if first:
                 raise
-            first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            print(f"error: {first_line}", file=sys.stderr, flush=True)
-            return Outcome({"error": first_line}, exc.exit_code if isinstance(exc, TidemarkError) else 1)
+            message = first_line(exc)
+            print(f"error: {message}", file=sys.stderr, flush=True)
+            return Outcome({"error": message}, exc.exit_code if isinstance(exc, TidemarkError) else 1)

@@ -104,7 +104,7 @@ def test_every_syncs_on_signal_outlives_a_failed_merge_and_stops_on_sigterm(demo
     log = loop.log.read_text()
     assert code == 0, log[-4000:]
     assert "syncing every 1h; `kill -USR1" in log
-    assert "sync 3 took" in log and "next at" in log
+    assert "sync 3 took" in log and "next at" in log and "stopping as asked" in log
     assert demo.scalar("select count(*) from _migration.run_log where status = 'landed'") == 15
 
 
