@@ -164,8 +164,9 @@ def main() -> int:
                     raise RuntimeError(f"tidemark updated {updated:,} rows, the source changed {changed:,}")
                 ours[mode].append(incremental)
                 source_rows = count_rows(source_url, 'bench."Items"')
-                if count_rows(target_url, replica_rows) != source_rows:
-                    raise RuntimeError(f"the replica does not hold the source's {source_rows:,} rows")
+                held_by_replica = count_rows(target_url, replica_rows)
+                if held_by_replica != source_rows:
+                    raise RuntimeError(f"the replica holds {held_by_replica:,} rows, the source {source_rows:,}")
                 for peer in peers:
                     _say(f"round {number}/{total}: {peer.name}: incremental sync")
                     bench_db.settle()

@@ -19,8 +19,6 @@ from tests.replica_check import assert_replicas_equal
 
 __all__ = ["demo"]
 
-CUSTOMERS = '"demo__{db}__dbo".customers'
-
 
 class Loop:
     """The extract running with --every --json; its stdout lines (one JSON object per sync) read as they come."""
@@ -70,7 +68,6 @@ def _landed(report: dict[str, Any], table: str) -> int:
 
 
 def test_every_syncs_on_signal_outlives_a_failed_merge_and_stops_on_sigterm(demo: Project, tmp_path: Path) -> None:
-    replica = CUSTOMERS.format(db=demo.source_db)
     loop = Loop(demo, tmp_path / "stderr.log", "--all", "--json", "--every", "1h", "--dbt", "build")
     try:
         first = loop.next_sync()
@@ -80,7 +77,7 @@ def test_every_syncs_on_signal_outlives_a_failed_merge_and_stops_on_sigterm(demo
         assert_replicas_equal(demo)
 
         # The second sync's merge is refused by the replica; the loop reports it and goes on.
-        refuse_credit_limit_change(demo, 5)
+        replica = refuse_credit_limit_change(demo, 5)
         asked = datetime.now(UTC)
         loop.signal(signal.SIGUSR1)
         second = loop.next_sync()
