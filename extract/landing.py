@@ -15,7 +15,7 @@ RUN_ID_COLUMN = "_tidemark_run_id"
 PAGE_COLUMN = "_tidemark_page"
 
 
-def _column_defs(columns: Sequence[MappedColumn], with_not_null: bool) -> list[sql.Composable]:
+def column_defs(columns: Sequence[MappedColumn], with_not_null: bool) -> list[sql.Composable]:
     defs: list[sql.Composable] = []
     for col in columns:
         not_null = " not null" if with_not_null and not col.source.nullable else ""
@@ -27,7 +27,7 @@ def _column_defs(columns: Sequence[MappedColumn], with_not_null: bool) -> list[s
 def _landing_defs(columns: Sequence[MappedColumn]) -> list[sql.Composable]:
     """A landing table's columns: the table's, nullable, and the run and partition that landed each row."""
     return [
-        *_column_defs(columns, False),
+        *column_defs(columns, False),
         sql.SQL("{} bigint not null").format(sql.Identifier(RUN_ID_COLUMN)),
         sql.SQL("{} integer not null default 0").format(sql.Identifier(PAGE_COLUMN)),
     ]
@@ -89,7 +89,7 @@ def ensure_tables(
         )
         conn.execute(
             sql.SQL("create table if not exists {}.{} ({}, primary key ({}))").format(
-                schema, sql.Identifier(names.table), sql.SQL(", ").join(_column_defs(columns, True)), key_ids
+                schema, sql.Identifier(names.table), sql.SQL(", ").join(column_defs(columns, True)), key_ids
             )
         )
 
@@ -170,20 +170,21 @@ def clear_landed_rows(
 
 
 def duplicate_key_sample(
-    conn: psycopg.Connection, landing: tuple[str, str], key: Sequence[str], run_id: int
+    conn: psycopg.Connection, landing: tuple[str, str], key: Sequence[str], run_id: int | None
 ) -> tuple[object, ...] | None:
-    """One key the run landed more than once in table `landing` (schema, name), or None."""
+    """One key the run landed more than once in table `landing` (schema, name), or None; with
+    run_id None, in the whole table (one that holds a single run's rows)."""
     key_ids = sql.SQL(", ").join(sql.Identifier(k) for k in key)
     conn.execute("set local work_mem = '256MB'")  # hash the keys in memory, not in spill files
     row = conn.execute(
-        sql.SQL("select {} from {}.{} where {} = %s group by {} having count(*) > 1 limit 1").format(
+        sql.SQL("select {} from {}.{} where {} group by {} having count(*) > 1 limit 1").format(
             key_ids,
             sql.Identifier(landing[0]),
             sql.Identifier(landing[1]),
-            sql.Identifier(RUN_ID_COLUMN),
+            sql.SQL("{} = %s").format(sql.Identifier(RUN_ID_COLUMN)) if run_id is not None else sql.SQL("true"),
             key_ids,
         ),
-        (run_id,),
+        (run_id,) if run_id is not None else (),
     ).fetchone()
     conn.commit()
     return None if row is None else tuple(row)

@@ -8,6 +8,7 @@ from extract.seeds import fold_name
 from extract.urls import DatabaseUrl
 
 STAGING_PREFIX = "stg__"
+FIRST_SYNC_PREFIX = "stg_first__"
 SNAPSHOT_PREFIX = "snap__"
 ASOF_HISTORY_SUFFIX = "__asof_history"
 
@@ -20,6 +21,11 @@ class TargetNames:
     @property
     def staging_table(self) -> str:
         return STAGING_PREFIX + self.table
+
+    @property
+    def first_sync_table(self) -> str:
+        """Where a first sync lands, logged, before it becomes staging and then the replica itself."""
+        return FIRST_SYNC_PREFIX + self.table
 
     @property
     def snapshot_table(self) -> str:

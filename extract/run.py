@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import Dialect, dialect_for
 from extract.errors import MergeError, TidemarkError
+from extract.first_sync import drop_first_sync_table, prepare_landing, promote
 from extract.jdbc import JdbcConnection
 from extract.landing import (
     clear_staging,
@@ -36,6 +37,7 @@ from extract.state import (
     committed_watermark,
     ensure_state_schema,
     interrupted_run,
+    merge_lock_sql,
     next_run_id,
     try_extract_lock,
 )
@@ -218,12 +220,21 @@ class Extractor:
 
     def _read(
         self, conn: psycopg.Connection, plan: TablePlan, record: RunRecord, resumed: bool, observer: Observer
-    ) -> None:
-        """Land every partition not landed yet, in parallel; then refuse a batch with a repeated key."""
+    ) -> bool:
+        """Land every partition not landed yet, in parallel; then refuse a batch with a repeated key.
+        Returns whether the run landed as a first sync (extract/first_sync.py)."""
         if not resumed:
             self._plan_partitions(conn, plan, record, observer)
         partitions, landed = load_plan(conn, record.run_id)
         clear_staging(conn, plan.names, keep=(record.run_id, sorted(landed)))
+        first_sync = prepare_landing(
+            conn,
+            plan.names,
+            plan.columns,
+            full_run=record.migration_type == "full",
+            resumed_partitions=bool(landed),
+        )
+        landing = (plan.names.schema, plan.names.first_sync_table if first_sync else plan.names.staging_table)
         pending = [p for p in partitions if p.number not in landed]
 
         def checkpoint(watch_conn: psycopg.Connection, current: Progress) -> None:
@@ -241,19 +252,19 @@ class Extractor:
                 pending,
                 plan.columns,
                 self.settings.target,
-                (plan.names.schema, plan.names.staging_table),
+                landing,
                 record.run_id,
                 checkpoint,
+                tagged=not first_sync,
             )
         final = progress(conn, record.run_id)
         record.partitions_landed, record.rows_landed = final.partitions_landed, final.rows_landed
         record.last_pk_synced = final.last_position
         cursor = plan.cursor
         if plan.table.key_enforced and (cursor is None or not record.watermark_used):
-            return  # key ranges, read in key order, hold each key of an enforced key once
-        duplicate = duplicate_key_sample(
-            conn, (plan.names.schema, plan.names.staging_table), plan.key_columns, record.run_id
-        )
+            return first_sync  # key ranges, read in key order, hold each key of an enforced key once
+        # A first sync's table holds this run's rows only, and no run id.
+        duplicate = duplicate_key_sample(conn, landing, plan.key_columns, None if first_sync else record.run_id)
         if duplicate is not None and plan.table.key_enforced and cursor is not None:
             # Changed rows are read in cursor order: a row that changed meanwhile can be read twice.
             target = next(c.target_name for c in plan.columns if c.source.name == cursor.name)
@@ -264,6 +275,7 @@ class Extractor:
                 f"{plan.config.key}: the batch holds the key ({sample}) more than once; the source does not "
                 "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv"
             )
+        return first_sync
 
     def run(self, config: SyncTable, observer: Observer = _silent) -> RunResult:
         plan = self.plan(config)
@@ -283,10 +295,16 @@ class Extractor:
                 {"table": config.key, "run": record, "safety_window": self.settings.safety_window},
             )
             try:
-                self._read(conn, plan, record, resumed, observer)
+                first_sync = self._read(conn, plan, record, resumed, observer)
                 record.status = "landed"
                 record.ended_at = datetime.now(UTC)
-                append_event(conn, record)
+                conn.commit()
+                with conn.transaction():
+                    # The merge's lock before staging's, in the order the merge takes them.
+                    conn.execute(*merge_lock_sql(names.table_key))
+                    if first_sync:
+                        promote(conn, names, plan.columns, record.run_id)
+                    append_event(conn, record)
             except Exception as exc:
                 conn.rollback()
                 record.status = "failed"
@@ -294,6 +312,7 @@ class Extractor:
                 record.ended_at = datetime.now(UTC)
                 append_event(conn, record)
                 clear_staging(conn, names)
+                drop_first_sync_table(conn, names)
                 observer("failed", {"table": config.key, "run": record})
                 raise
         observer("landed", {"table": config.key, "run": record})

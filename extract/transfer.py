@@ -77,15 +77,19 @@ def land_partitions(
     staging: tuple[str, str],
     run_id: int,
     on_progress: ProgressCallback,
+    *,
+    tagged: bool = True,
 ) -> None:
     """Land every pending partition in parallel; re-raises what the progress callback raised."""
     frame, numbers = source.frames(parts, pending)
-    land_frame(frame, numbers, columns, target, staging, run_id, on_progress)
+    land_frame(frame, numbers, columns, target, staging, run_id, on_progress, tagged=tagged)
 
 
-def copy_statement(staging: tuple[str, str], columns: list[MappedColumn]) -> str:
-    """COPY into landing table `staging` (schema, name): the columns, then the run and the partition."""
-    names = [c.target_name for c in columns] + [RUN_ID_COLUMN, PAGE_COLUMN]
+def copy_statement(staging: tuple[str, str], columns: list[MappedColumn], *, tagged: bool = True) -> str:
+    """COPY into landing table `staging` (schema, name): the columns, then (when `tagged`) the run and
+    the partition. A first sync's table is not tagged: it holds one run's rows, and the run's id joins
+    it as a column default when it becomes staging (extract/landing.py, promote_first_sync_table)."""
+    names = [c.target_name for c in columns] + ([RUN_ID_COLUMN, PAGE_COLUMN] if tagged else [])
     return (
         sql.SQL("copy {}.{} ({}) from stdin")
         .format(sql.Identifier(staging[0]), sql.Identifier(staging[1]), sql.SQL(", ").join(map(sql.Identifier, names)))
@@ -127,6 +131,8 @@ def land_in_driver(
     staging: tuple[str, str],
     run_id: int,
     on_progress: ProgressCallback,
+    *,
+    tagged: bool = True,
 ) -> None:
     """Land the pending partitions one after another from the driver's JVM (extract/jvm's
     DriverLanding): each in its own transaction with its mark, as a Spark task lands it."""
@@ -136,7 +142,7 @@ def land_in_driver(
     target_types = _target_types(gateway, columns)
     source_properties = java_properties(gateway.jvm, source.url)
     target_properties = java_properties(gateway.jvm, target)
-    statement = copy_statement(staging, columns)
+    statement = copy_statement(staging, columns, tagged=tagged)
     with psycopg.connect(target.libpq_url, autocommit=True) as conn:
         for partition in pending:
             segment = by_name[partition.segment]
@@ -151,6 +157,7 @@ def land_in_driver(
                 statement,
                 MARK_LANDED_JDBC,
                 run_id,
+                tagged,
                 partition.number,
             )
             on_progress(conn, progress(conn, run_id))
@@ -164,6 +171,8 @@ def land_frame(
     staging: tuple[str, str],
     run_id: int,
     on_progress: ProgressCallback,
+    *,
+    tagged: bool = True,
 ) -> None:
     """Land `frame` (one column per entry of `columns`, in order), whose Spark partition i is
     partition_numbers[i] of the run's plan, with COPY from the executors (extract/jvm)."""
@@ -202,9 +211,10 @@ def land_frame(
             _target_types(gateway, columns),
             target.jdbc_url,
             java_properties(gateway.jvm, target),
-            copy_statement(staging, columns),
+            copy_statement(staging, columns, tagged=tagged),
             MARK_LANDED_JDBC,
             run_id,
+            tagged,
             _java_array(gateway, "int", partition_numbers),
         )
     except Exception:

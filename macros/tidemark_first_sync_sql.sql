@@ -1,5 +1,6 @@
 {#-
-  The merge into an empty replica: nothing to compare with, so a plain insert,
+  The merge into an empty replica: nothing to compare with. A first sync's staging
+  becomes the replica where it can (tidemark_adopt_staging_sql); otherwise a plain insert,
   every row counted inserted. The primary key, when nothing refers to it, is
   dropped first and built again after (one sorted index build instead of an
   index insertion per row: on 10,000,000 rows, 16 s instead of 25 s); the rows
@@ -10,6 +11,10 @@
 {% macro tidemark_first_sync_sql(target, source, dest_columns, table_key) -%}
     {%- set all_columns = dest_columns | map(attribute='quoted') | join(', ') -%}
     {%- set primary_key = tidemark_rebuildable_primary_key(target) -%}
+    {%- set staging = tidemark_model_staging() -%}
+    {%- if primary_key and staging is not none and tidemark_staging_adoptable(target, staging, source, table_key) -%}
+        {{ return(tidemark_adopt_staging_sql(target, staging, source, table_key, primary_key)) }}
+    {%- endif %}
     {%- if primary_key %}
     alter table {{ target }} drop constraint {{ adapter.quote(primary_key[0]) }};
     {%- endif %}

@@ -26,26 +26,37 @@ def landed_partitions(project: Project, run_id: int) -> dict[int, object]:
     return {number: at for number, at in rows}
 
 
-def test_killed_run_resumes_with_the_partitions_not_landed(tied: Project) -> None:
-    staging = f'"demo__{tied.source_db}__dbo".stg__tied'
+@pytest.mark.parametrize("first_sync", [True, False], ids=["first-sync-table", "staging"])
+def test_killed_run_resumes_with_the_partitions_not_landed(tied: Project, first_sync: bool) -> None:
+    schema = f'"demo__{tied.source_db}__dbo"'
+    staging = f"{schema}.stg__tied"
     holder = tied.target()
     holder.autocommit = False
 
     def hold_partitions_8_and_up(event: str, details: dict[str, Any]) -> None:
         run = details["run"]
+        if event == "planned" and not first_sync:
+            # A replica with a row (as after an earlier sync) makes the run land in staging, where
+            # each row names its partition; the full run's merge deletes the row.
+            with tied.target() as conn:
+                conn.execute(f"insert into {schema}.tied values ('gone', 0, 'x', null)")
         if event == "planned":
             # Their tasks copy their rows, then wait to mark the partition landed: the cores fill up.
             holder.execute(
                 "select 1 from _migration.partition_log where run_id = %s and partition_no >= 8 for update",
                 (run.run_id,),
             )
+        if event == "partition" and first_sync:
+            assert tied.scalar(f"select count(*) from {schema}.stg_first__tied") > 0
+            raise Killed
         if event == "partition":
             with tied.target() as conn:  # a partition half written when the process died
-                conn.execute(
+                half = conn.execute(
                     f"""insert into {staging} select region, id, val, modifieddate, _tidemark_run_id, 999
                     from {staging} where _tidemark_run_id = %s limit 2""",
                     (run.run_id,),
                 )
+                assert half.rowcount == 2
             raise Killed
 
     with pytest.raises(Killed):

@@ -24,7 +24,8 @@ public final class CopyLanding {
     /**
      * Lands `frame`, whose Spark partition i is partition {@code partitionNumbers[i]} of run `runId`.
      *
-     * @param copyStatement {@code copy t (columns..., run id, partition) from stdin}, without options
+     * @param copyStatement {@code copy t (columns..., run id, partition) from stdin}, without options;
+     *     without the run id and partition when not {@code tagged}
      * @param markStatement an update with parameters rows, run id and partition number, marking it landed
      * @return the format used
      */
@@ -36,6 +37,7 @@ public final class CopyLanding {
             String copyStatement,
             String markStatement,
             long runId,
+            boolean tagged,
             int[] partitionNumbers) {
         int partitions = frame.rdd().getNumPartitions();
         if (partitions != partitionNumbers.length) {
@@ -44,7 +46,7 @@ public final class CopyLanding {
         }
         PartitionLander lander = lander(
                 frame.schema().fields(), targetTypes, url, properties, copyStatement, markStatement, runId,
-                partitionNumbers);
+                tagged, partitionNumbers);
         frame.queryExecution().toRdd().toJavaRDD().mapPartitionsWithIndex(lander, false).collect();
         return lander.format();
     }
@@ -58,6 +60,7 @@ public final class CopyLanding {
             String copyStatement,
             String markStatement,
             long runId,
+            boolean tagged,
             int[] partitionNumbers) {
         FieldWriter[] writers = binaryWriters(fields, targetTypes);
         boolean binary = writers != null;
@@ -65,7 +68,8 @@ public final class CopyLanding {
             writers = textWriters(fields);
         }
         String statement = binary ? copyStatement + " (format binary)" : copyStatement;
-        return new PartitionLander(url, properties, statement, markStatement, runId, partitionNumbers, writers, binary);
+        return new PartitionLander(
+                url, properties, statement, markStatement, runId, tagged, partitionNumbers, writers, binary);
     }
 
     private static FieldWriter[] binaryWriters(StructField[] fields, String[] targetTypes) {

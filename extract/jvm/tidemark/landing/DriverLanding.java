@@ -49,6 +49,7 @@ public final class DriverLanding {
             String copyStatement,
             String markStatement,
             long runId,
+            boolean tagged,
             int partitionNumber)
             throws SQLException {
         Map<String, String> settings = new java.util.HashMap<>();
@@ -66,7 +67,7 @@ public final class DriverLanding {
         String query = "SELECT " + columns + " FROM " + relation + " WHERE " + filter;
         PartitionLander lander = CopyLanding.lander(
                 fields, targetTypes, targetUrl, targetProperties, copyStatement, markStatement, runId,
-                new int[] {partitionNumber});
+                tagged, new int[] {partitionNumber});
         try (Connection source = dialect.createConnectionFactory(options).apply(-1)) {
             dialect.beforeFetch(source, options);
             try (PreparedStatement statement =

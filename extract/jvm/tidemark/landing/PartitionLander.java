@@ -29,6 +29,8 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
     private final String copyStatement;
     private final String markStatement;
     private final long runId;
+    /** Whether each row ends with its run id and partition number (staging's last two columns). */
+    private final boolean tagged;
     private final int[] partitionNumbers;
     private final FieldWriter[] writers;
     private final boolean binary;
@@ -39,6 +41,7 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
             String copyStatement,
             String markStatement,
             long runId,
+            boolean tagged,
             int[] partitionNumbers,
             FieldWriter[] writers,
             boolean binary) {
@@ -47,6 +50,7 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
         this.copyStatement = copyStatement;
         this.markStatement = markStatement;
         this.runId = runId;
+        this.tagged = tagged;
         this.partitionNumbers = partitionNumbers;
         this.writers = writers;
         this.binary = binary;
@@ -109,7 +113,7 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
     }
 
     private void writeBinary(InternalRow row, int number, CopyBuffer out) {
-        out.putShort(writers.length + 2);
+        out.putShort(tagged ? writers.length + 2 : writers.length);
         for (int i = 0; i < writers.length; i++) {
             if (row.isNullAt(i)) {
                 out.putInt(-1);
@@ -117,10 +121,12 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
                 writers[i].write(row, i, out);
             }
         }
-        out.putInt(8);
-        out.putLong(runId);
-        out.putInt(4);
-        out.putInt(number);
+        if (tagged) {
+            out.putInt(8);
+            out.putLong(runId);
+            out.putInt(4);
+            out.putInt(number);
+        }
     }
 
     private void writeText(InternalRow row, int number, CopyBuffer out) {
@@ -131,11 +137,13 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
             } else {
                 writers[i].write(row, i, out);
             }
-            out.put((byte) '\t');
+            out.put((byte) (tagged || i < writers.length - 1 ? '\t' : '\n'));
         }
-        out.putAscii(Long.toString(runId));
-        out.put((byte) '\t');
-        out.putAscii(Integer.toString(number));
-        out.put((byte) '\n');
+        if (tagged) {
+            out.putAscii(Long.toString(runId));
+            out.put((byte) '\t');
+            out.putAscii(Integer.toString(number));
+            out.put((byte) '\n');
+        }
     }
 }

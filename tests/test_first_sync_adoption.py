@@ -1,0 +1,114 @@
+"""A first sync writes each row once: it lands in a logged table that becomes staging and then,
+at the merge, the replica itself; where something else refers to the empty replica, rows are copied."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import Project
+from tests.demo_fixture import demo, merge_counts
+from tests.replica_check import assert_replicas_equal
+
+__all__ = ["demo"]
+
+SHAPE = """
+select
+    c.relpersistence,
+    (select array_agg(a.attname::text order by a.attnum) from pg_attribute as a
+        where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped),
+    (select array_agg(a.attname::text order by a.attnum) from pg_attribute as a
+        where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attnotnull),
+    (select array_agg(k.conname || ' ' || pg_get_constraintdef(k.oid)) from pg_constraint as k
+        where k.conrelid = c.oid and k.contype = 'p')
+from pg_class as c where c.oid = to_regclass(%s)
+"""
+
+
+def tables(project: Project, table: str) -> tuple[str, str, str]:
+    """The replica, its staging table and its first-sync table, as qualified names."""
+    schema = f'"demo__{project.source_db}__dbo"'
+    return f"{schema}.{table}", f"{schema}.stg__{table}", f"{schema}.stg_first__{table}"
+
+
+def shape(project: Project, relation: str) -> tuple[Any, ...]:
+    """(persistence, columns, NOT NULL columns, primary key) of a table."""
+    with project.target() as conn:
+        row = conn.execute(SHAPE, (relation,)).fetchone()
+    assert row is not None, f"no table {relation}"
+    return tuple(row)
+
+
+def oid(project: Project, relation: str) -> int | None:
+    value = project.scalar("select to_regclass(%s)::oid", (relation,))
+    return None if value is None else int(value)
+
+
+def test_first_sync_lands_once_and_its_table_becomes_the_replica(demo: Project) -> None:
+    replica, staging, first = tables(demo, "customers")
+    run_id = next(r.run_id for r in demo.extract() if r.table == "dbo.Customers")
+    expected = shape(demo, replica)
+    assert oid(demo, first) is None  # promoted to staging when the run landed
+    assert shape(demo, staging)[0] == "p"
+    assert demo.scalar(f"select array_agg(distinct _tidemark_run_id) from {staging}") == [run_id]
+    # The run id is the column's stored default, not a value written into each row.
+    assert demo.scalar(
+        "select atthasmissing from pg_attribute where attrelid = %s::regclass and attname = '_tidemark_run_id'",
+        (staging,),
+    )
+    landed = oid(demo, staging)
+
+    demo.build()
+    assert oid(demo, replica) == landed  # the landed table is the replica: no row was copied
+    assert shape(demo, replica) == expected
+    assert merge_counts(demo, "customers") == (60, 0, 0, 0)
+    assert_replicas_equal(demo)
+    assert shape(demo, staging)[0] == "u"
+    assert demo.scalar(f"select count(*) from {staging}") == 0
+
+    demo.build()  # nothing pending: a second build merges nothing and fails nothing
+    assert demo.scalar("select count(*) from _migration.merge_log where table_key like '%%.customers'") == 1
+    with demo.source() as conn:
+        conn.execute(
+            """update dbo."Customers" set "Email" = 'later@example.com',
+                "ModifiedDate" = clock_timestamp() at time zone 'UTC' where "CustomerID" = 7"""
+        )
+    demo.sync()
+    assert oid(demo, replica) == landed
+    assert_replicas_equal(demo)
+
+
+def test_a_view_on_the_empty_replica_keeps_it_and_the_rows_are_copied(demo: Project) -> None:
+    replica, staging, _ = tables(demo, "customers")
+    demo.extract()
+    before = oid(demo, replica)
+    with demo.target() as conn:
+        conn.execute(f"create view public.customer_ids as select customerid from {replica}")
+    demo.build()
+    assert oid(demo, replica) == before
+    assert demo.scalar("select count(*) from public.customer_ids") == 60
+    assert merge_counts(demo, "customers") == (60, 0, 0, 0)
+    assert_replicas_equal(demo)
+    assert shape(demo, staging)[0] == "p"  # the first sync's table stayed staging
+    demo.sync()
+    assert shape(demo, staging)[0] == "u"  # emptied by the next run, and unlogged again
+    assert_replicas_equal(demo)
+
+
+def test_a_first_sync_that_fails_leaves_no_table_behind(demo: Project) -> None:
+    _, staging, first = tables(demo, "customers")
+
+    def fail_once_a_partition_landed(event: str, details: dict[str, Any]) -> None:
+        if event == "partition":
+            assert oid(demo, first) is not None  # the run lands in a table of its own
+            raise RuntimeError("network reset")
+
+    with pytest.raises(RuntimeError, match="network reset"):
+        demo.extract("dbo.Customers", observer=fail_once_a_partition_landed)
+    assert demo.scalar("select status from _migration.run_log order by event_id desc limit 1") == "failed"
+    assert oid(demo, first) is None
+    assert demo.scalar(f"select count(*) from {staging}") == 0
+    demo.sync()
+    assert merge_counts(demo, "customers") == (60, 0, 0, 0)
+    assert_replicas_equal(demo)
