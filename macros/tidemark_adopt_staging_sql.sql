@@ -31,15 +31,5 @@
     reset (autovacuum_enabled),
     add constraint {{ adapter.quote(primary_key[0]) }} {{ primary_key[1] }};
 
-    with pending as (
-        {{ tidemark_pending_runs(table_key) }}
-    ),
-
-    counted as (
-        select count(*) as rows_inserted from {{ target }}
-    )
-
-    {{ tidemark_merge_log_insert(
-        table_key, 'counted', 'counted.rows_inserted', 'counted.rows_inserted', '0', '0', '0'
-    ) }}
+    {{ tidemark_log_all_inserted(target, table_key) }}
 {%- endmacro %}

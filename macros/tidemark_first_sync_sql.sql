@@ -22,17 +22,7 @@
     insert into {{ target }} ({{ all_columns }})
     select {{ all_columns }} from {{ source }};
 
-    with pending as (
-        {{ tidemark_pending_runs(table_key) }}
-    ),
-
-    counted as (
-        select count(*) as rows_inserted from {{ target }}
-    )
-
-    {{ tidemark_merge_log_insert(
-        table_key, 'counted', 'counted.rows_inserted', 'counted.rows_inserted', '0', '0', '0'
-    ) }}
+    {{ tidemark_log_all_inserted(target, table_key) }}
     {%- if primary_key %};
 
     alter table {{ target }} add constraint {{ adapter.quote(primary_key[0]) }} {{ primary_key[1] }}
