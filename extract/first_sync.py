@@ -57,7 +57,9 @@ def prepare_landing(
     is made unlogged again once it is empty. Call after clear_staging, under the extract lock.
     """
     first = names.first_sync_table
-    if resumed_partitions and _persistence(conn, names.schema, first) is not None:
+    goes_on = resumed_partitions and _persistence(conn, names.schema, first) is not None
+    conn.commit()  # what follows commits on its own, for the landing's connections to see it
+    if goes_on:
         return True
     staging = _table(names.schema, names.staging_table)
     with conn.transaction():
