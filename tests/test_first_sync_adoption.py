@@ -112,3 +112,26 @@ def test_a_first_sync_that_fails_leaves_no_table_behind(demo: Project) -> None:
     demo.sync()
     assert merge_counts(demo, "customers") == (60, 0, 0, 0)
     assert_replicas_equal(demo)
+
+
+def test_a_view_on_staging_makes_the_landed_rows_copy_into_it(demo: Project) -> None:
+    replica, staging, first = tables(demo, "customers")
+
+    def read_staging_from_a_view(event: str, details: dict[str, Any]) -> None:
+        if event == "planned":
+            with demo.target() as conn:
+                conn.execute(f"create view public.staged_customers as select customerid from {staging}")
+
+    run = demo.extract("dbo.Customers", observer=read_staging_from_a_view)[0]
+    assert oid(demo, first) is None
+    assert shape(demo, staging)[0] == "u"  # the original staging, which the view kept in place
+    assert demo.scalar(f"select array_agg(distinct _tidemark_run_id) from {staging}") == [run.run_id]
+    assert demo.scalar("select count(*) from public.staged_customers") == 60
+    before = oid(demo, replica)
+    for config in demo.extractor.enabled_tables():
+        if config.key != "dbo.Customers":
+            demo.extract(config.key)
+    demo.build()
+    assert oid(demo, replica) == before  # staging stayed UNLOGGED, so the merge copied
+    assert merge_counts(demo, "customers") == (60, 0, 0, 0)
+    assert_replicas_equal(demo)
