@@ -23,10 +23,6 @@ _ADD_RUN_COLUMNS = (
 )
 
 
-def _table(schema: str, name: str) -> sql.Composed:
-    return sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(name))
-
-
 def _persistence(conn: psycopg.Connection, schema: str, name: str) -> str | None:
     """'p' for a logged table, 'u' for an unlogged one, None when there is no such table."""
     row = conn.execute(
@@ -36,7 +32,7 @@ def _persistence(conn: psycopg.Connection, schema: str, name: str) -> str | None
     return None if row is None else str(row[0])
 
 
-def _has_rows(conn: psycopg.Connection, table: sql.Composed) -> bool:
+def _has_rows(conn: psycopg.Connection, table: sql.Identifier) -> bool:
     row = conn.execute(sql.SQL("select exists (select 1 from {})").format(table)).fetchone()
     return bool(row and row[0])
 
@@ -56,31 +52,32 @@ def prepare_landing(
     yet, is dropped first. Staging, made logged by a first sync whose merge did not adopt it,
     is made unlogged again once it is empty. Call after clear_staging, under the extract lock.
     """
-    first = names.first_sync_table
-    goes_on = resumed_partitions and _persistence(conn, names.schema, first) is not None
+    first = sql.Identifier(names.schema, names.first_sync_table)
+    staging = sql.Identifier(names.schema, names.staging_table)
+    first_exists = _persistence(conn, names.schema, names.first_sync_table) is not None
     conn.commit()  # what follows commits on its own, for the landing's connections to see it
-    if goes_on:
+    if resumed_partitions and first_exists:
         return True
-    staging = _table(names.schema, names.staging_table)
     with conn.transaction():
-        conn.execute(sql.SQL("drop table if exists {}").format(_table(names.schema, first)))
-        empty = not _has_rows(conn, _table(names.schema, names.table)) and not _has_rows(conn, staging)
-        if full_run and empty:
+        if first_exists:
+            conn.execute(sql.SQL("drop table {}").format(first))
+        staging_empty = not _has_rows(conn, staging)
+        if full_run and staging_empty and not _has_rows(conn, sql.Identifier(names.schema, names.table)):
             # Unlike staging, logged: these rows become the replica's. No vacuum while they land.
             conn.execute(
                 sql.SQL("create table {} ({}) with (autovacuum_enabled = false)").format(
-                    _table(names.schema, first), sql.SQL(", ").join(column_defs(columns, False))
+                    first, sql.SQL(", ").join(column_defs(columns, False))
                 )
             )
             return True
-        if _persistence(conn, names.schema, names.staging_table) == "p" and not _has_rows(conn, staging):
+        if staging_empty and _persistence(conn, names.schema, names.staging_table) == "p":
             conn.execute(sql.SQL("alter table {} set unlogged").format(staging))
     return False
 
 
 def drop_first_sync_table(conn: psycopg.Connection, names: TargetNames) -> None:
     """Drop the first-sync table of a run that failed: a failed run is not resumed."""
-    conn.execute(sql.SQL("drop table if exists {}").format(_table(names.schema, names.first_sync_table)))
+    conn.execute(sql.SQL("drop table if exists {}").format(sql.Identifier(names.schema, names.first_sync_table)))
     conn.commit()
 
 
@@ -93,8 +90,8 @@ def promote(conn: psycopg.Connection, names: TargetNames, columns: Sequence[Mapp
     something still reads staging (a view, or a dbt session's batch view), the rows are copied
     into staging instead.
     """
-    staging = _table(names.schema, names.staging_table)
-    first = _table(names.schema, names.first_sync_table)
+    staging = sql.Identifier(names.schema, names.staging_table)
+    first = sql.Identifier(names.schema, names.first_sync_table)
     if _has_rows(conn, staging):
         raise TidemarkError(
             f"{names.schema}.{names.staging_table} holds rows, but run {run_id} landed as a first sync in "

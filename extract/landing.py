@@ -175,16 +175,13 @@ def duplicate_key_sample(
     """One key the run landed more than once in table `landing` (schema, name), or None; with
     run_id None, in the whole table (one that holds a single run's rows)."""
     key_ids = sql.SQL(", ").join(sql.Identifier(k) for k in key)
+    of_run = sql.SQL("true") if run_id is None else sql.SQL("{} = %s").format(sql.Identifier(RUN_ID_COLUMN))
     conn.execute("set local work_mem = '256MB'")  # hash the keys in memory, not in spill files
     row = conn.execute(
-        sql.SQL("select {} from {}.{} where {} group by {} having count(*) > 1 limit 1").format(
-            key_ids,
-            sql.Identifier(landing[0]),
-            sql.Identifier(landing[1]),
-            sql.SQL("{} = %s").format(sql.Identifier(RUN_ID_COLUMN)) if run_id is not None else sql.SQL("true"),
-            key_ids,
+        sql.SQL("select {} from {} where {} group by {} having count(*) > 1 limit 1").format(
+            key_ids, sql.Identifier(*landing), of_run, key_ids
         ),
-        (run_id,) if run_id is not None else (),
+        () if run_id is None else (run_id,),
     ).fetchone()
     conn.commit()
     return None if row is None else tuple(row)

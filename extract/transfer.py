@@ -88,7 +88,7 @@ def land_partitions(
 def copy_statement(staging: tuple[str, str], columns: list[MappedColumn], *, tagged: bool = True) -> str:
     """COPY into landing table `staging` (schema, name): the columns, then (when `tagged`) the run and
     the partition. A first sync's table is not tagged: it holds one run's rows, and the run's id joins
-    it as a column default when it becomes staging (extract/landing.py, promote_first_sync_table)."""
+    it as a column default when it becomes staging (extract/first_sync.py, promote)."""
     names = [c.target_name for c in columns] + ([RUN_ID_COLUMN, PAGE_COLUMN] if tagged else [])
     return (
         sql.SQL("copy {}.{} ({}) from stdin")

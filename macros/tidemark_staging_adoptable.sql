@@ -5,8 +5,9 @@
   with the replica's owner, privileges and columns; it holds the one pending run,
   which is the table's latest (so no other run's rows); nothing but the batch
   view reads it, and nothing refers to the replica but its own primary key and
-  NOT NULL constraints. Anything else (a view, an index, a trigger, a comment,
-  storage options) would be lost with the empty replica, so the merge copies.
+  NOT NULL constraints. Anything else (a view, an index, a trigger, a column
+  default, a comment, storage options) would be lost with the empty replica, so
+  the merge copies.
 -#}
 {% macro tidemark_staging_adoptable(target, staging, batch_view, table_key) -%}
     {%- if not execute -%}{{ return(false) }}{%- endif -%}
@@ -39,15 +40,17 @@
         group by a.attrelid
     ),
 
-    {#- what depends on either table but its row type, toast table, column defaults,
-        primary key and NOT NULL constraints, and the batch view -#}
+    {#- what depends on either table but its row type, toast table, primary key and
+        NOT NULL constraints, staging's column defaults, and the batch view; a default
+        of the replica's would be lost -#}
     dependents as (
         select d.refobjid
         from pg_depend as d, tables as t
         where
             d.refclassid = 'pg_class'::regclass
             and d.refobjid in (t.replica_oid, t.staging_oid)
-            and d.classid not in ('pg_type'::regclass, 'pg_attrdef'::regclass)
+            and d.classid <> 'pg_type'::regclass
+            and not (d.classid = 'pg_attrdef'::regclass and d.refobjid = t.staging_oid)
             and not (
                 d.classid = 'pg_class'::regclass and d.deptype = 'i'
                 and exists (select 1 from pg_class as toast where toast.oid = d.objid and toast.relkind = 't')

@@ -96,6 +96,25 @@ def test_a_view_on_the_empty_replica_keeps_it_and_the_rows_are_copied(demo: Proj
     assert_replicas_equal(demo)
 
 
+def test_a_column_default_on_the_empty_replica_keeps_it(demo: Project) -> None:
+    replica, _, _ = tables(demo, "customers")
+    demo.extract()
+    before = oid(demo, replica)
+    with demo.target() as conn:
+        conn.execute(f"alter table {replica} alter column email set default 'unknown'")
+    demo.build()
+    assert oid(demo, replica) == before  # adopting staging would have lost the default
+    assert (
+        demo.scalar(
+            "select pg_get_expr(d.adbin, d.adrelid) from pg_attrdef as d join pg_attribute as a"
+            " on a.attrelid = d.adrelid and a.attnum = d.adnum where d.adrelid = %s::regclass and a.attname = 'email'",
+            (replica,),
+        )
+        == "'unknown'::character varying"
+    )
+    assert_replicas_equal(demo)
+
+
 def test_a_first_sync_that_fails_leaves_no_table_behind(demo: Project) -> None:
     _, staging, first = tables(demo, "customers")
 

@@ -76,7 +76,7 @@ def test_kill_nine_during_extract_and_merge(big: Project) -> None:
         kills += not finished
         status = big.scalar("select status from _migration.run_log order by event_id desc limit 1")
         # A kill that comes once the last partitions and the run's 'landed' event committed finds it landed.
-        assert status == "landed" if finished else status in ("running", "landed")
+        assert (status == "landed") if finished else (status in ("running", "landed"))
         landed.append(landed_partitions(big))
         if status == "landed":
             break
