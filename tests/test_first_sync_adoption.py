@@ -79,17 +79,24 @@ def test_first_sync_lands_once_and_its_table_becomes_the_replica(demo: Project) 
     assert_replicas_equal(demo)
 
 
-def test_a_view_on_the_empty_replica_keeps_it_and_the_rows_are_copied(demo: Project) -> None:
-    replica, staging, _ = tables(demo, "customers")
+def merge_with_the_replica_referred_to(demo: Project, statement: str) -> None:
+    """Extract every table, run `statement` (which makes something refer to the empty replica of
+    Customers, named by {replica}), then build: the merge must copy into that replica, not replace it."""
+    replica = tables(demo, "customers")[0]
     demo.extract()
     before = oid(demo, replica)
     with demo.target() as conn:
-        conn.execute(f"create view public.customer_ids as select customerid from {replica}")
+        conn.execute(statement.format(replica=replica))
     demo.build()
     assert oid(demo, replica) == before
-    assert demo.scalar("select count(*) from public.customer_ids") == 60
     assert merge_counts(demo, "customers") == (60, 0, 0, 0)
     assert_replicas_equal(demo)
+
+
+def test_a_view_on_the_empty_replica_keeps_it_and_the_rows_are_copied(demo: Project) -> None:
+    staging = tables(demo, "customers")[1]
+    merge_with_the_replica_referred_to(demo, "create view public.customer_ids as select customerid from {replica}")
+    assert demo.scalar("select count(*) from public.customer_ids") == 60
     assert shape(demo, staging)[0] == "p"  # the first sync's table stayed staging
     demo.sync()
     assert shape(demo, staging)[0] == "u"  # emptied by the next run, and unlogged again
@@ -97,22 +104,15 @@ def test_a_view_on_the_empty_replica_keeps_it_and_the_rows_are_copied(demo: Proj
 
 
 def test_a_column_default_on_the_empty_replica_keeps_it(demo: Project) -> None:
-    replica, _, _ = tables(demo, "customers")
-    demo.extract()
-    before = oid(demo, replica)
-    with demo.target() as conn:
-        conn.execute(f"alter table {replica} alter column email set default 'unknown'")
-    demo.build()
-    assert oid(demo, replica) == before  # adopting staging would have lost the default
-    assert (
-        demo.scalar(
-            "select pg_get_expr(d.adbin, d.adrelid) from pg_attrdef as d join pg_attribute as a"
-            " on a.attrelid = d.adrelid and a.attnum = d.adnum where d.adrelid = %s::regclass and a.attname = 'email'",
-            (replica,),
-        )
-        == "'unknown'::character varying"
+    replica = tables(demo, "customers")[0]
+    # Adopting staging would lose the default.
+    merge_with_the_replica_referred_to(demo, "alter table {replica} alter column email set default 'unknown'")
+    default = demo.scalar(
+        "select pg_get_expr(d.adbin, d.adrelid) from pg_attrdef as d join pg_attribute as a"
+        " on a.attrelid = d.adrelid and a.attnum = d.adnum where d.adrelid = %s::regclass and a.attname = 'email'",
+        (replica,),
     )
-    assert_replicas_equal(demo)
+    assert default == "'unknown'::character varying"
 
 
 def test_a_first_sync_that_fails_leaves_no_table_behind(demo: Project) -> None:
