@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 
 from extract.errors import TidemarkError
+from extract.secrets import mask
 
 USAGE = """\
 python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master URL] [--dbt ARGS] [--every DURATION]
@@ -93,6 +95,9 @@ def _extract_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     parser.add_argument(
+        "--verbose", action="store_true", help="with an error, also print its Python and Java stack traces"
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print a machine-readable summary on stdout (progress is left out)"
     )
     return parser
@@ -113,13 +118,16 @@ def _snapshot_arguments(args: argparse.Namespace) -> tuple[date | None, Path | N
 def _run_extract(argv: Sequence[str]) -> int:
     args = _extract_parser().parse_args(argv)
     from extract.dbt_invocation import InProcessDbt, parse_dbt_args
-    from extract.settings import load_settings, parse_duration
+    from extract.settings import MAX_EVERY, MIN_EVERY, load_settings, parse_duration
     from extract.spark import SparkRuntime
     from extract.sync_pass import PassRequest, SyncPass, print_report
     from extract.watch import Watch
 
     as_of, snapshot_file = _snapshot_arguments(args)
-    every = None if args.every is None else parse_duration(args.every, "--every")
+    repeated = sorted({name for name in args.table or [] if args.table.count(name) > 1})
+    if repeated:
+        raise TidemarkError(f"--table {repeated[0]!r} is given more than once: name each table once")
+    every = None if args.every is None else parse_duration(args.every, "--every", MIN_EVERY, MAX_EVERY)
     if every is not None and as_of is not None:
         raise TidemarkError("--every repeats the sync of changed rows; a --snapshot-date is landed once")
     dbt_args = None if args.dbt is None else parse_dbt_args(args.dbt)
@@ -162,6 +170,7 @@ def _subcommand(name: str) -> Callable[[Sequence[str]], int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    verbose = "--verbose" in argv
     try:
         if argv and not argv[0].startswith("-"):
             if argv[0] not in SUBCOMMANDS:
@@ -170,7 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _subcommand(argv[0])(argv[1:])
         return _run_extract(argv)
     except TidemarkError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        if verbose:
+            print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
+        print(f"error: {mask(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -14,7 +14,7 @@ from contextlib import nullcontext, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from extract.errors import TidemarkError
+from extract.errors import TidemarkError, first_line, one_line
 
 
 def parse_dbt_args(text: str) -> list[str]:
@@ -57,8 +57,28 @@ class InProcessDbt:
         self._manifest: Any = None
         self._project = Path(self.args[self.args.index("--project-dir") + 1])
         self._parsed = project_fingerprint(self._project)
-        self._parsing = threading.Thread(target=self._parse, name="tidemark-dbt-parse", daemon=True)
+        #: Why dbt's own parser refuses the arguments (None: it takes them), set once dbt is imported.
+        self._refusal: str | None = None
+        self._checked = threading.Event()
+        self._parsing = threading.Thread(target=self._start, name="tidemark-dbt-parse", daemon=True)
         self._parsing.start()
+
+    def _start(self) -> None:
+        try:
+            self._refusal = refusal(self.args)
+        finally:
+            self._checked.set()
+        if self._refusal is None:
+            self._parse()
+
+    #: Why the last run failed, in a line: dbt's exception, or the nodes that failed and dbt's message.
+    failure: str | None = None
+
+    def check_arguments(self) -> None:
+        """Refuse arguments dbt's own command line would refuse (waits for dbt's import, not its parse)."""
+        self._checked.wait()
+        if self._refusal is not None:
+            raise TidemarkError(f"--dbt {shlex.join(self.requested)!r}: {self._refusal}")
 
     def _parse(self) -> None:
         try:
@@ -87,4 +107,38 @@ class InProcessDbt:
         args = [*self.args, "--quiet"] if quiet and "--quiet" not in self.args else self.args
         with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
             result = dbtRunner(manifest=self._manifest).invoke(args)
+        self.failure = None if result.success else failure_reason(result)
         return bool(result.success)
+
+
+def refusal(args: list[str]) -> str | None:
+    """Why dbt's command line (its click parser, callbacks included) refuses `args`, or None."""
+    import click
+    from dbt.cli.main import cli
+
+    try:
+        with cli.make_context("dbt", list(args)) as context:
+            name, command, rest = cli.resolve_command(context, [*context._protected_args, *context.args])
+            if command is None:
+                return f"dbt has no command {name!r}"
+            with command.make_context(name, rest, parent=context):
+                return None
+    except click.exceptions.Exit:
+        return "asks dbt to print something and exit (such as --help): run dbt on its own for that"
+    except click.ClickException as exc:
+        return exc.format_message()
+
+
+def failure_reason(result: Any) -> str:
+    """One line on why a dbt run failed: its exception, else the first failed nodes and their messages."""
+    if result.exception is not None:
+        return first_line(result.exception)
+    failed = [
+        f"{entry.node.name}: {entry.message}"
+        for entry in getattr(result.result, "results", []) or []
+        if str(getattr(entry, "status", "")) in {"error", "fail", "runtime error"}
+    ]
+    if not failed:
+        return "dbt reported failure"
+    more = f" (and {len(failed) - 3} more)" if len(failed) > 3 else ""
+    return one_line("; ".join(failed[:3]) + more)

@@ -1,5 +1,7 @@
 """Errors a user can act on: each names the bad value and what to do about it."""
 
+from extract.secrets import mask
+
 
 class TidemarkError(Exception):
     """An error caused by input or configuration; printed without a traceback."""
@@ -20,5 +22,11 @@ class MergeError(TidemarkError):
 
 
 def first_line(exc: BaseException) -> str:
-    """What a summary shows of an error: its message's first line (a JDBC error's stack trace follows it)."""
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    """What a summary and the run log show of an error: its message's first line (a JDBC error's stack
+    trace follows it), secrets masked, at most 2,000 characters."""
+    return one_line(str(exc)) or type(exc).__name__
+
+
+def one_line(text: str) -> str:
+    """The first line of `text`, secrets masked, at most 2,000 characters."""
+    return mask((text.strip().splitlines() or [""])[0])[:2000]

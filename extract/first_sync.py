@@ -12,6 +12,7 @@ from psycopg import errors, sql
 from extract.errors import TidemarkError
 from extract.landing import PAGE_COLUMN, RUN_ID_COLUMN, column_defs
 from extract.naming import TargetNames
+from extract.quoting import ParameterSafeIdentifier
 from extract.typemap import MappedColumn
 
 #: The run id reaches the promoted table's column default through this session setting: DDL takes
@@ -101,7 +102,7 @@ def promote(conn: psycopg.Connection, names: TargetNames, columns: Sequence[Mapp
         with conn.transaction():
             conn.execute(sql.SQL("drop table {}").format(staging))
     except errors.DependentObjectsStillExist:
-        names_list = sql.SQL(", ").join(sql.Identifier(c.target_name) for c in columns)
+        names_list = sql.SQL(", ").join(ParameterSafeIdentifier(c.target_name) for c in columns)
         conn.execute(
             sql.SQL("insert into {} ({}, {}, {}) select {}, %s, 0 from {}").format(
                 staging, names_list, sql.Identifier(RUN_ID_COLUMN), sql.Identifier(PAGE_COLUMN), names_list, first

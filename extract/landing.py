@@ -8,6 +8,7 @@ import psycopg
 from psycopg import sql
 
 from extract.naming import TargetNames
+from extract.quoting import ParameterSafeIdentifier
 from extract.state import DDL_LOCK
 from extract.typemap import MappedColumn
 
@@ -174,12 +175,12 @@ def duplicate_key_sample(
 ) -> tuple[object, ...] | None:
     """One key the run landed more than once in table `landing` (schema, name), or None; with
     run_id None, in the whole table (one that holds a single run's rows)."""
-    key_ids = sql.SQL(", ").join(sql.Identifier(k) for k in key)
-    of_run = sql.SQL("true") if run_id is None else sql.SQL("{} = %s").format(sql.Identifier(RUN_ID_COLUMN))
+    key_ids = sql.SQL(", ").join(ParameterSafeIdentifier(k) for k in key)
+    of_run = sql.SQL("true") if run_id is None else sql.SQL("{} = %s").format(ParameterSafeIdentifier(RUN_ID_COLUMN))
     conn.execute("set local work_mem = '256MB'")  # hash the keys in memory, not in spill files
     row = conn.execute(
         sql.SQL("select {} from {} where {} group by {} having count(*) > 1 limit 1").format(
-            key_ids, sql.Identifier(*landing), of_run, key_ids
+            key_ids, ParameterSafeIdentifier(*landing), of_run, key_ids
         ),
         () if run_id is None else (run_id,),
     ).fetchone()
@@ -191,10 +192,10 @@ def rows_without_key(conn: psycopg.Connection, landing: tuple[str, str], key: Se
     """Rows of the run in table `landing` (schema, name) with a NULL in some key column."""
     row = conn.execute(
         sql.SQL("select count(*) from {}.{} where {} = %s and ({})").format(
-            sql.Identifier(landing[0]),
-            sql.Identifier(landing[1]),
-            sql.Identifier(RUN_ID_COLUMN),
-            sql.SQL(" or ").join(sql.SQL("{} is null").format(sql.Identifier(k)) for k in key),
+            ParameterSafeIdentifier(landing[0]),
+            ParameterSafeIdentifier(landing[1]),
+            ParameterSafeIdentifier(RUN_ID_COLUMN),
+            sql.SQL(" or ").join(sql.SQL("{} is null").format(ParameterSafeIdentifier(k)) for k in key),
         ),
         (run_id,),
     ).fetchone()
@@ -211,15 +212,22 @@ def keep_latest_versions(
     while the partitions were read (each partition is its own statement): the later
     version wins, and the next run reads the row again in any case.
     """
-    key_ids = sql.SQL(", ").join(sql.Identifier(k) for k in key)
-    staging = sql.SQL("{}.{}").format(sql.Identifier(names.schema), sql.Identifier(names.staging_table))
+    key_ids = sql.SQL(", ").join(ParameterSafeIdentifier(k) for k in key)
+    staging = sql.SQL("{}.{}").format(
+        ParameterSafeIdentifier(names.schema), ParameterSafeIdentifier(names.staging_table)
+    )
     dropped = conn.execute(
         sql.SQL(
             "delete from {staging} as s using ("
             " select ctid, row_number() over (partition by {keys} order by {cursor} desc nulls last) as version"
             " from {staging} where {run} = %s) as older"
             " where s.ctid = older.ctid and older.version > 1"
-        ).format(staging=staging, keys=key_ids, cursor=sql.Identifier(cursor), run=sql.Identifier(RUN_ID_COLUMN)),
+        ).format(
+            staging=staging,
+            keys=key_ids,
+            cursor=ParameterSafeIdentifier(cursor),
+            run=ParameterSafeIdentifier(RUN_ID_COLUMN),
+        ),
         (run_id,),
     ).rowcount
     conn.commit()

@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 
 from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import Dialect, dialect_for
-from extract.errors import MergeError, TidemarkError
+from extract.errors import MergeError, TidemarkError, first_line
 from extract.first_sync import drop_first_sync_table, prepare_landing, promote
 from extract.jdbc import JdbcConnection
 from extract.landing import (
@@ -24,7 +24,7 @@ from extract.landing import (
     keep_latest_versions,
     relax_not_null,
 )
-from extract.naming import TargetNames, target_names
+from extract.naming import TargetNames, check_column_names, check_distinct_replicas, target_names
 from extract.partition_log import Progress, load_plan, progress, record_plan
 from extract.partitions import PartitionSizing, Segment, plan_partitions, segments, source_filter
 from extract.seeds import SyncTable, read_host_aliases, read_sync_tables
@@ -41,6 +41,7 @@ from extract.state import (
     next_run_id,
     try_extract_lock,
 )
+from extract.target_types import TargetTypes
 from extract.transfer import PartitionSource, land_in_driver, land_partitions
 from extract.typemap import MappedColumn, TypeMap
 
@@ -84,9 +85,15 @@ class Extractor:
         self.settings = settings
         self.runtime = runtime
         self.dialect: Dialect = dialect_for(settings.source.dialect)
-        self.type_map = TypeMap(settings.seeds_dir)
         self.aliases = read_host_aliases(settings.seeds_dir)
         self.tables = read_sync_tables(settings.seeds_dir)
+        check_distinct_replicas(settings.source, self.aliases, self.tables)
+        self.target_types = TargetTypes(settings.target)
+        try:
+            self.type_map = TypeMap(settings.seeds_dir, self.target_types.problem)
+        except BaseException:
+            self.target_types.close()
+            raise
         self.sizing = PartitionSizing(
             settings.partition_threshold, settings.max_partitions, settings.min_partition_rows, settings.partition_rows
         )
@@ -112,19 +119,24 @@ class Extractor:
         return connection
 
     def close(self) -> None:
+        self.target_types.close()
         with self._lock:
             for connection in self._connections:
                 connection.close()
             self._connections.clear()
 
     def find(self, name: str) -> SyncTable:
-        """The configured table called `name` (SCHEMA.TABLE; case-insensitive, as SQL Server compares)."""
+        """The configured table called `name` (SCHEMA.TABLE): the one spelled exactly so, else the one
+        that matches in any case (as SQL Server compares names); refused when several do."""
         schema, dot, table = name.partition(".")
         if not dot or not schema or not table:
             raise TidemarkError(f"table {name!r} is not of the form SCHEMA.TABLE")
-        for config in self.tables:
-            if config.key.lower() == name.lower():
-                return config
+        exact = [c for c in self.tables if c.key == name]
+        folded = exact or [c for c in self.tables if c.key.lower() == name.lower()]
+        if len(folded) == 1:
+            return folded[0]
+        if folded:
+            raise TidemarkError(f"table {name!r} is ambiguous: it matches {', '.join(repr(c.key) for c in folded)}")
         known = ", ".join(t.key for t in self.tables) or "none"
         raise TidemarkError(f"unknown table {name!r}: not in seeds/sync_tables.csv (configured: {known})")
 
@@ -134,10 +146,12 @@ class Extractor:
     def plan(self, config: SyncTable) -> TablePlan:
         """Everything about a table that can be wrong with the input, checked before any state is written."""
         table = describe_table(self.source, self.dialect, config)
+        columns = self.type_map.map_table(self.dialect.name, table)
+        check_column_names(config.key, [c.target_name for c in columns])
         return TablePlan(
             config=config,
             table=table,
-            columns=self.type_map.map_table(self.dialect.name, table),
+            columns=columns,
             cursor=choose_cursor(table, config, self.settings.cursor_candidates, self.dialect),
             names=target_names(self.settings.source, self.aliases, table.schema, table.name),
         )
@@ -277,8 +291,9 @@ class Extractor:
             )
         return first_sync
 
-    def run(self, config: SyncTable, observer: Observer = _silent) -> RunResult:
-        plan = self.plan(config)
+    def run(self, config: SyncTable, observer: Observer = _silent, plan: TablePlan | None = None) -> RunResult:
+        """Land the table's changed rows (`plan`: the table as planned already, else planned now)."""
+        plan = self.plan(config) if plan is None else plan
         names = plan.names
         with psycopg.connect(self.settings.target.libpq_url, autocommit=False) as conn:
             ensure_state_schema(conn)
@@ -325,8 +340,3 @@ class Extractor:
             watermark_used=record.watermark_used,
             watermark_candidate=record.watermark_candidate or "",
         )
-
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return (text.splitlines()[0] if text else type(exc).__name__)[:2000]

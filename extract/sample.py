@@ -18,6 +18,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from extract.catalog import SourceTable, column_from_type_text
 from extract.errors import TidemarkError
+from extract.quoting import postgres_identifier
 from extract.typemap import TypeMap
 from extract.urls import DatabaseUrl
 
@@ -118,7 +119,7 @@ def sync_table_rows(samples: Iterable[SampleTable]) -> list[str]:
 
 def append_to_postgres(frame: DataFrame, target: DatabaseUrl, schema: str, table: str) -> None:
     """Append a DataFrame to an existing Postgres table over JDBC."""
-    ref = ".".join('"' + part.replace('"', '""') + '"' for part in (schema, table))
+    ref = f"{postgres_identifier(schema)}.{postgres_identifier(table)}"
     writer = (
         frame.write.format("jdbc")
         .option("url", target.jdbc_url)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from extract.errors import TidemarkError
 
+#: Columns of sync_tables.csv that hold names: taken exactly as written, blanks included.
+NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "primary_key"})
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
@@ -28,27 +30,56 @@ class SyncTable:
         return f"{self.source_schema}.{self.source_table}"
 
 
-def read_csv(path: Path, required: set[str], optional: set[str]) -> list[dict[str, str]]:
-    """Rows of a seed, refusing unknown or missing columns so a typo cannot pass silently."""
+def read_csv(
+    path: Path, required: set[str], optional: set[str], exact: frozenset[str] = frozenset()
+) -> list[tuple[int, dict[str, str]]]:
+    """(line number, row) of each row of a seed, refusing unknown or missing columns so a typo cannot
+    pass silently, and rows with more or fewer fields than the header. Values are stripped of
+    surrounding blanks, except in the `exact` columns (names, which may hold any character)."""
     if not path.exists():
         raise TidemarkError(f"seed file {path} does not exist")
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        header = set(reader.fieldnames or [])
-        missing = required - header
-        if missing:
-            raise TidemarkError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
-        unknown = header - required - optional
-        if unknown:
-            known = ", ".join(sorted(required | optional))
-            raise TidemarkError(f"{path}: unknown column(s) {', '.join(sorted(unknown))}; known columns: {known}")
-        rows = []
-        for number, row in enumerate(reader, start=2):
-            for column in required:
-                if not (row.get(column) or "").strip():
-                    raise TidemarkError(f"{path} line {number}: {column} is empty")
-            rows.append({k: (v or "").strip() for k, v in row.items()})
-        return rows
+    # utf-8-sig: a spreadsheet's byte order mark is not part of the first column's name.
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.reader(handle)
+        try:
+            header = [name.strip() for name in next(reader, [])]
+            rows = list(enumerate(reader, start=2))
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise TidemarkError(f"{path}: not a readable CSV file ({exc})") from None
+    _check_header(path, header, required, optional)
+    parsed = []
+    for number, fields in rows:
+        if not fields:
+            continue  # a blank line
+        if len(fields) != len(header):
+            raise TidemarkError(
+                f"{path} line {number}: {len(fields)} field(s) where the header has {len(header)} "
+                f"({', '.join(header)}): {fields!r}"
+            )
+        row = {name: value if name in exact else value.strip() for name, value in zip(header, fields, strict=True)}
+        for column in sorted(required):
+            if not row[column].strip():
+                raise TidemarkError(f"{path} line {number}: {column} is empty")
+        for column, value in row.items():
+            if "\x00" in value:
+                raise TidemarkError(f"{path} line {number}: {column} {value!r} holds a NUL character")
+        parsed.append((number, row))
+    return parsed
+
+
+def _check_header(path: Path, header: list[str], required: set[str], optional: set[str]) -> None:
+    if not header:
+        raise TidemarkError(f"{path} is empty: its first line must name the columns {', '.join(sorted(required))}")
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise TidemarkError(f"{path}: column(s) {', '.join(repeated)} appear twice in the header")
+    missing = required - set(header)
+    if missing:
+        raise TidemarkError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
+    unknown = set(header) - required - optional
+    if unknown:
+        known = ", ".join(sorted(required | optional))
+        raise TidemarkError(f"{path}: unknown column(s) {', '.join(sorted(unknown))}; known columns: {known}")
 
 
 def _flag(path: Path, number: int, column: str, value: str, default: bool) -> bool:
@@ -65,30 +96,44 @@ def _flag(path: Path, number: int, column: str, value: str, default: bool) -> bo
 def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     path = seeds_dir / "sync_tables.csv"
     rows = read_csv(
-        path, {"source_schema", "source_table"}, {"cursor_column", "primary_key", "enabled", "asof_history"}
+        path,
+        {"source_schema", "source_table"},
+        {"cursor_column", "primary_key", "enabled", "asof_history"},
+        exact=NAME_COLUMNS,
     )
     tables = []
-    seen: set[str] = set()
-    for number, row in enumerate(rows, start=2):
+    seen: set[tuple[str, str]] = set()
+    for number, row in rows:
         key_text = row.get("primary_key", "")
+        key = tuple(key_text.split("|")) if key_text.strip() else ()
+        if any(not part.strip() for part in key):
+            raise TidemarkError(f"{path} line {number}: primary_key {key_text!r} names an empty column")
         table = SyncTable(
             source_schema=row["source_schema"],
             source_table=row["source_table"],
             cursor_column=row.get("cursor_column") or None,
-            primary_key=tuple(part.strip() for part in key_text.split("|") if part.strip()),
+            primary_key=key,
             enabled=_flag(path, number, "enabled", row.get("enabled", ""), True),
             asof_history=_flag(path, number, "asof_history", row.get("asof_history", ""), False),
         )
-        if table.key in seen:
+        if (table.source_schema, table.source_table) in seen:
             raise TidemarkError(f"{path} line {number}: {table.key} is listed twice")
-        seen.add(table.key)
+        seen.add((table.source_schema, table.source_table))
         tables.append(table)
+    if not tables:
+        raise TidemarkError(f"{path} lists no table: add a line source_schema,source_table for each table to sync")
     return tables
 
 
 def read_host_aliases(seeds_dir: Path) -> dict[str, str]:
-    rows = read_csv(seeds_dir / "host_aliases.csv", {"host", "alias"}, set())
-    return {row["host"].lower(): row["alias"] for row in rows}
+    path = seeds_dir / "host_aliases.csv"
+    aliases: dict[str, str] = {}
+    for number, row in read_csv(path, {"host", "alias"}, set()):
+        host = row["host"].lower()
+        if host in aliases:
+            raise TidemarkError(f"{path} line {number}: host {row['host']!r} is listed twice")
+        aliases[host] = row["alias"]
+    return aliases
 
 
 def fold_name(name: str) -> str:

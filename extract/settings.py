@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from extract.errors import TidemarkError
+from extract.secrets import register
 from extract.urls import DatabaseUrl, parse_url
 
 DEFAULT_CURSOR_CANDIDATES = "ModifiedDate,LastEditedWhen,UpdatedAt,updated_at,LastModified"
@@ -23,8 +24,21 @@ DEFAULT_MIN_PARTITION_ROWS = "50000"
 #: Tables an `--all` run syncs at once.
 DEFAULT_MAX_PARALLEL_TRANSFERS = "2"
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
-_DURATION = re.compile(r"^(?P<amount>\d+(?:\.\d+)?)(?P<unit>ms|s|m|h|d)$")
+_DURATION = re.compile(r"^(?P<amount>\d{1,12}(?:\.\d{1,9})?)(?P<unit>ms|s|m|h|d)$")
 _TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"", "0", "false", "no", "off"}
+#: The longest safety window: a month of re-reading is a full read in all but name.
+MAX_SAFETY_WINDOW = timedelta(days=31)
+#: How often `--every` may sync: at least a second apart (0s would be a busy loop), at most a week.
+MIN_EVERY = timedelta(seconds=1)
+MAX_EVERY = timedelta(days=7)
+#: Whole numbers a setting may take at most (partitions, rows, tables at once).
+MAX_COUNT = 1_000_000_000
+#: Spark master URLs, as spark-submit documents them.
+_MASTER = re.compile(
+    r"^(local(\[(\*|[1-9]\d{0,4})(,[1-9]\d{0,3})?\])?|local-cluster\[[1-9]\d{0,3},[1-9]\d{0,3},[1-9]\d{0,6}\]"
+    r"|spark://[A-Za-z0-9_.\-\[\]:]+(,[A-Za-z0-9_.\-\[\]:]+)*|yarn|k8s://\S+)$"
+)
 
 
 @dataclass(frozen=True)
@@ -56,17 +70,32 @@ def _require(env: Mapping[str, str], name: str, hint: str) -> str:
     return value
 
 
+def _with_credentials(url: DatabaseUrl, env: Mapping[str, str], prefix: str) -> DatabaseUrl:
+    """The URL with the user and password of PREFIX_USER / PREFIX_PASSWORD; refused when the URL
+    names another user or password, since either would silently win over the other."""
+    user = env.get(f"{prefix}_USER") or None
+    password = env.get(f"{prefix}_PASSWORD") or None
+    register(password)
+    if user and url.user and user != url.user:
+        raise TidemarkError(
+            f"{prefix}_USER is {user!r} but {prefix}_URL names the user {url.user!r}: set the user in one place"
+        )
+    if password and url.password and password != url.password:
+        raise TidemarkError(f"{prefix}_PASSWORD and the password in {prefix}_URL differ: set the password in one place")
+    return url.with_credentials(user or url.user, password or url.password)
+
+
 def target_from_env(env: Mapping[str, str]) -> DatabaseUrl:
     """TIDEMARK_TARGET_URL, else the variables the dbt profile reads."""
     if env.get("TIDEMARK_TARGET_URL", "").strip():
         target = parse_url(env["TIDEMARK_TARGET_URL"])
     elif env.get("TIDEMARK_TARGET_HOST", "").strip():
         port = env.get("TIDEMARK_TARGET_PORT", "5432")
-        if not port.isdigit():
-            raise TidemarkError(f"TIDEMARK_TARGET_PORT must be a number, not {port!r}")
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            raise TidemarkError(f"TIDEMARK_TARGET_PORT must be a port number, not {port!r}")
         target = parse_url(
             f"postgresql://{env['TIDEMARK_TARGET_HOST']}:{port}/{env.get('TIDEMARK_TARGET_DBNAME', 'postgres')}"
-        ).with_credentials(env.get("TIDEMARK_TARGET_USER"), env.get("TIDEMARK_TARGET_PASSWORD"))
+        )
     else:
         raise TidemarkError(
             "no target database: set TIDEMARK_TARGET_URL (postgresql://HOST:PORT/DB) "
@@ -74,27 +103,58 @@ def target_from_env(env: Mapping[str, str]) -> DatabaseUrl:
         )
     if target.dialect != "postgres":
         raise TidemarkError(f"the target must be PostgreSQL, not {target.display}")
-    return target.with_credentials(env.get("TIDEMARK_TARGET_USER"), env.get("TIDEMARK_TARGET_PASSWORD"))
+    return _with_credentials(target, env, "TIDEMARK_TARGET")
 
 
 def source_from_env(env: Mapping[str, str]) -> DatabaseUrl:
     url = _require(env, "TIDEMARK_SOURCE_URL", "a JDBC URL such as jdbc:sqlserver://HOST:1433;databaseName=DB")
-    return parse_url(url).with_credentials(env.get("TIDEMARK_SOURCE_USER"), env.get("TIDEMARK_SOURCE_PASSWORD"))
+    return _with_credentials(parse_url(url), env, "TIDEMARK_SOURCE")
 
 
-def parse_duration(text: str, name: str) -> timedelta:
-    """'90s', '5m', '1.5h', '0s' -> timedelta; anything else is an error that names the value."""
+def parse_duration(
+    text: str, name: str, minimum: timedelta = timedelta(0), maximum: timedelta = MAX_SAFETY_WINDOW
+) -> timedelta:
+    """'90s', '5m', '1.5h', '0s' -> timedelta, from `minimum` to `maximum`; anything else is an error
+    that names the value."""
     match = _DURATION.match(text.strip().lower())
     if not match:
         raise TidemarkError(f"{name} must be a duration such as 0s, 90s, 5m or 1h, not {text!r}")
-    return timedelta(seconds=float(match.group("amount")) * _UNITS[match.group("unit")])
+    seconds = float(match.group("amount")) * _UNITS[match.group("unit")]
+    if not minimum.total_seconds() <= seconds <= maximum.total_seconds():
+        raise TidemarkError(f"{name} must be from {_spoken(minimum)} to {_spoken(maximum)}, not {text!r}")
+    return timedelta(seconds=seconds)
+
+
+def _spoken(duration: timedelta) -> str:
+    seconds = duration.total_seconds()
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g}s"
 
 
 def _positive(text: str, name: str) -> int:
     cleaned = text.strip().replace("_", "")
-    if not cleaned.isdigit() or int(cleaned) < 1:
-        raise TidemarkError(f"{name} must be a whole number of at least 1, not {text!r}")
+    if not cleaned.isdigit() or not 1 <= int(cleaned) <= MAX_COUNT:
+        raise TidemarkError(f"{name} must be a whole number from 1 to {MAX_COUNT:,}, not {text!r}")
     return int(cleaned)
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    value = env.get(name, "").strip().lower()
+    if value not in _TRUE | _FALSE:
+        raise TidemarkError(f"{name} must be 1/true/yes/on or 0/false/no/off, not {env[name]!r}")
+    return value in _TRUE
+
+
+def spark_master(text: str, name: str) -> str:
+    """A Spark master URL as spark-submit takes it (local[N], spark://HOST:PORT, yarn, k8s://...)."""
+    if not _MASTER.match(text.strip()):
+        raise TidemarkError(
+            f"{name} {text!r} is not a Spark master URL: use local, local[N], local[*], spark://HOST:PORT, "
+            "yarn or k8s://HOST:PORT"
+        )
+    return text.strip()
 
 
 def _setting(env: Mapping[str, str], name: str, default: str) -> int:
@@ -122,9 +182,13 @@ def load_settings(
         target=target_from_env(env),
         project_dir=Path(env.get("TIDEMARK_PROJECT_DIR", ".")).resolve(),
         cursor_candidates=candidates,
-        spark_master=master or env.get("TIDEMARK_SPARK_MASTER", "local[*]"),
+        spark_master=(
+            spark_master(master, "--master")
+            if master is not None
+            else spark_master(env.get("TIDEMARK_SPARK_MASTER", "local[*]"), "TIDEMARK_SPARK_MASTER")
+        ),
         extra_jars=tuple(j for j in env.get("TIDEMARK_JARS", "").split(":") if j),
-        read_uncommitted=env.get("TIDEMARK_READ_UNCOMMITTED", "").lower() in _TRUE,
+        read_uncommitted=_flag(env, "TIDEMARK_READ_UNCOMMITTED"),
         safety_window=parse_duration(window_text, window_name),
         partition_threshold=_setting(env, "PARTITION_THRESHOLD", DEFAULT_PARTITION_THRESHOLD),
         max_partitions=_setting(env, "MAX_PARTITIONS_PER_TABLE", DEFAULT_MAX_PARTITIONS),

@@ -16,11 +16,11 @@ from pathlib import Path
 import psycopg
 
 from extract import snapshot_log
-from extract.errors import MergeError, TidemarkError
+from extract.errors import MergeError, TidemarkError, first_line
 from extract.landing import duplicate_key_sample, ensure_snapshot_table, rows_without_key
 from extract.partition_log import Progress, load_plan, progress, record_plan
 from extract.partitions import Partition, plan_partitions
-from extract.run import Extractor, Observer, TablePlan, first_line
+from extract.run import Extractor, Observer, TablePlan
 from extract.seeds import SyncTable
 from extract.snapshot_file import read_snapshot_file
 from extract.snapshot_log import FROM_SOURCE, SnapshotRecord

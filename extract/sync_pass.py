@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
+import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from extract.dbt_invocation import InProcessDbt
 from extract.errors import TidemarkError, first_line
 from extract.progress import ConsoleObserver
-from extract.run import Extractor
+from extract.run import Extractor, Observer
+from extract.secrets import mask
 from extract.seeds import SyncTable
 from extract.settings import Settings
 from extract.snapshot_run import SnapshotLanding
@@ -27,6 +31,14 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class TableJob:
+    """One table of a pass, planned: `run` lands it and returns its result (a dataclass)."""
+
+    config: SyncTable
+    run: Callable[[Observer], Any]
+
+
+@dataclass(frozen=True)
 class PassRequest:
     """What the command line asked for: which tables, and how to say what happens."""
 
@@ -35,6 +47,8 @@ class PassRequest:
     snapshot_file: Path | None
     quiet: bool
     json: bool
+    #: Print each error's stack traces (Python and Java) too.
+    verbose: bool = False
 
 
 class SyncPass:
@@ -56,33 +70,47 @@ class SyncPass:
         return tables
 
     def run(self, keep_runtime: bool) -> Outcome:
-        """One pass. Unless `keep_runtime`, the driver JVM is let go before dbt runs (see SparkRuntime.stop)."""
+        """One pass. Unless `keep_runtime`, the driver JVM is let go before dbt runs (see SparkRuntime.stop).
+
+        Every table is planned (catalog, type map, names, a snapshot file's columns) before any lands:
+        bad configuration anywhere stops the pass with nothing written.
+        """
         request = self.request
         # Connections to the source live for one pass: a loop may sleep longer than a server keeps them.
         extractor = Extractor(self.settings, self.runtime)
         try:
             tables = self._tables(extractor)
             observer = ConsoleObserver(quiet=request.quiet or request.json)
-
-            def sync(config: SyncTable) -> dict[str, object]:
-                try:
-                    if request.as_of is not None:
-                        landing = SnapshotLanding(extractor, config, request.as_of, request.snapshot_file)
-                        return {"status": "landed", **asdict(landing.run(observer))}
-                    return {"status": "landed", **asdict(extractor.run(config, observer))}
-                except Exception as exc:  # one table's failure must not stop the others
-                    message = first_line(exc)
-                    print(f"error: {config.key}: {message}", file=sys.stderr)
-                    return {"table": config.key, "status": "failed", "error": message}
-
             workers = self.settings.max_parallel_transfers
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
-                summary = list(pool.map(sync, tables))
+                jobs = list(pool.map(lambda config: self._job(extractor, config), tables))
+                if self.dbt is not None:
+                    self.dbt.check_arguments()  # dbt's own parser, before anything lands
+                summary = list(pool.map(lambda job: self._sync(job, observer), jobs))
         finally:
             extractor.close()
         if not keep_runtime:
             self.runtime.stop()
         return self._finish(summary, len(tables))
+
+    def _job(self, extractor: Extractor, config: SyncTable) -> TableJob:
+        """What syncing one table takes, checked now: its plan, or its snapshot landing."""
+        request = self.request
+        if request.as_of is not None:
+            landing = SnapshotLanding(extractor, config, request.as_of, request.snapshot_file)
+            return TableJob(config, landing.run)
+        plan = extractor.plan(config)
+        return TableJob(config, lambda observer: extractor.run(config, observer, plan=plan))
+
+    def _sync(self, job: TableJob, observer: ConsoleObserver) -> dict[str, object]:
+        try:
+            return {"status": "landed", **asdict(job.run(observer))}
+        except Exception as exc:  # one table's failure must not stop the others
+            message = first_line(exc)
+            if self.request.verbose:
+                print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
+            print(f"error: {job.config.key}: {message}", file=sys.stderr)
+            return {"table": job.config.key, "status": "failed", "error": message}
 
     def _finish(self, summary: list[dict[str, object]], tables: int) -> Outcome:
         failed = [str(entry["table"]) for entry in summary if entry["status"] == "failed"]
@@ -91,12 +119,15 @@ class SyncPass:
         dbt_ok = None if dbt is None else dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json)
         report: dict[str, object] = {"tables": summary, "failed": len(failed)}
         if dbt is not None:
-            report["dbt"] = {"args": dbt.args, "success": dbt_ok}
+            report["dbt"] = {"args": dbt.args, "success": dbt_ok, "error": dbt.failure}
         if failed:
             print(f"{len(failed)} of {tables} table(s) failed: {', '.join(failed)}", file=sys.stderr)
             return Outcome(report, 1)
         if dbt is not None and dbt_ok is False:
-            print(f"dbt {' '.join(dbt.requested)} failed; what landed waits for the next merge", file=sys.stderr)
+            print(
+                f"dbt {' '.join(dbt.requested)} failed ({dbt.failure}); what landed waits for the next merge",
+                file=sys.stderr,
+            )
             return Outcome(report, 5)
         return Outcome(report, 0)
 

@@ -11,10 +11,12 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from py4j.protocol import Py4JJavaError
 from pyspark.sql import DataFrame
 
 from extract.dialects import Dialect
 from extract.dialects.paging import order_aliases, range_filter, segment_query
+from extract.java_errors import LandingError, java_error_line
 from extract.jdbc import java_properties
 from extract.landing import PAGE_COLUMN, RUN_ID_COLUMN
 from extract.partition_log import MARK_LANDED_JDBC, Progress, progress
@@ -59,12 +61,15 @@ class PartitionSource:
 
     def _segment_frame(self, segment: Segment, partitions: list[Partition]) -> DataFrame:
         # One relation: Spark asks the source for its columns once, not once per partition.
-        frame = self.runtime.session.read.jdbc(
-            self.url.jdbc_url,
-            self.relation(segment),
-            predicates=[self.partition_filter(segment, p) for p in partitions],
-            properties={"fetchsize": "10000", **self.url.jdbc_properties()},
-        )
+        try:
+            frame = self.runtime.session.read.jdbc(
+                self.url.jdbc_url,
+                self.relation(segment),
+                predicates=[self.partition_filter(segment, p) for p in partitions],
+                properties={"fetchsize": "10000", **self.url.jdbc_properties()},
+            )
+        except Py4JJavaError as exc:
+            raise LandingError(f"reading {self.table_ref} failed: {java_error_line(exc)}") from exc
         return frame.drop(*(a.name for a in order_aliases(segment.order)))
 
 
@@ -95,6 +100,10 @@ def copy_statement(staging: tuple[str, str], columns: list[MappedColumn], *, tag
         .format(sql.Identifier(staging[0]), sql.Identifier(staging[1]), sql.SQL(", ").join(map(sql.Identifier, names)))
         .as_string(None)
     )
+
+
+def _landing_error(staging: tuple[str, str], exc: Py4JJavaError) -> LandingError:
+    return LandingError(f"landing in {staging[0]}.{staging[1]} failed: {java_error_line(exc)}")
 
 
 def _java_array(gateway: Any, java_type: str, values: Sequence[object]) -> Any:
@@ -146,20 +155,23 @@ def land_in_driver(
     with psycopg.connect(target.libpq_url, autocommit=True) as conn:
         for partition in pending:
             segment = by_name[partition.segment]
-            lander.land(
-                source.url.jdbc_url,
-                source_properties,
-                source.relation(segment),
-                source.partition_filter(segment, partition),
-                target_types,
-                target.jdbc_url,
-                target_properties,
-                statement,
-                MARK_LANDED_JDBC,
-                run_id,
-                tagged,
-                partition.number,
-            )
+            try:
+                lander.land(
+                    source.url.jdbc_url,
+                    source_properties,
+                    source.relation(segment),
+                    source.partition_filter(segment, partition),
+                    target_types,
+                    target.jdbc_url,
+                    target_properties,
+                    statement,
+                    MARK_LANDED_JDBC,
+                    run_id,
+                    tagged,
+                    partition.number,
+                )
+            except Py4JJavaError as exc:
+                raise _landing_error(staging, exc) from exc
             on_progress(conn, progress(conn, run_id))
 
 
@@ -217,9 +229,11 @@ def land_frame(
             tagged,
             _java_array(gateway, "int", partition_numbers),
         )
-    except Exception:
+    except Exception as exc:
         if failures:
             raise failures[0] from None
+        if isinstance(exc, Py4JJavaError):
+            raise _landing_error(staging, exc) from exc
         raise
     finally:
         stop.set()

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote
 
 from extract.errors import TidemarkError
+from extract.secrets import mask, register
 
 SQLSERVER_DRIVER = "com.microsoft.sqlserver.jdbc.SQLServerDriver"
 JTDS_DRIVER = "net.sourceforge.jtds.jdbc.Driver"
@@ -37,11 +38,11 @@ class DatabaseUrl:
         """The JDBC URL without credentials (they travel as driver properties)."""
         props = dict(self.properties)
         if self.driver_class == JTDS_DRIVER:
-            tail = "".join(f";{k}={v}" for k, v in props.items())
+            tail = "".join(f";{k}={_braced(v)}" for k, v in props.items())
             return f"jdbc:jtds:sqlserver://{self.host}:{self.port}/{self.database}{tail}"
         if self.dialect == "sqlserver":
             props.setdefault("databaseName", self.database)
-            tail = "".join(f";{k}={v}" for k, v in props.items())
+            tail = "".join(f";{k}={_braced(v)}" for k, v in props.items())
             return f"jdbc:sqlserver://{self.host}:{self.port}{tail}"
         # Prepared on the server from the first execution, so rows arrive in binary: the server formats
         # no text and the driver parses none. In the URL, not the driver properties: Spark's JDBC reader
@@ -76,6 +77,7 @@ class DatabaseUrl:
         return props
 
     def with_credentials(self, user: str | None, password: str | None) -> DatabaseUrl:
+        register(password)
         return DatabaseUrl(
             self.dialect,
             self.driver_class,
@@ -88,12 +90,15 @@ class DatabaseUrl:
         )
 
 
+def _braced(value: str) -> str:
+    """A property value as mssql-jdbc reads it: in braces (a `}` doubled) when it holds a separator."""
+    return "{" + value.replace("}", "}}") + "}" if any(c in value for c in ";{}=") else value
+
+
 def _bad(url: str, why: str) -> TidemarkError:
-    # Never echo a password back: mask anything between "://user:" and "@".
-    masked = re.sub(r"(://[^:/@;]*:)[^@/;]*@", r"\1***@", url)
-    masked = re.sub(r"(?i)(password=)[^;&]*", r"\1***", masked)
+    # Never echo a password back, in whatever form the URL holds it.
     return TidemarkError(
-        f"malformed database URL {masked!r}: {why}. Expected one of "
+        f"malformed database URL {mask(url)!r}: {mask(why)}. Expected one of "
         "jdbc:sqlserver://HOST[:PORT];databaseName=DB, jdbc:jtds:sqlserver://HOST[:PORT]/DB, "
         "jdbc:postgresql://HOST[:PORT]/DB or postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB"
     )
@@ -110,13 +115,43 @@ def _host_port(url: str, text: str, default_port: int) -> tuple[str, int]:
 
 
 def _semicolon_props(url: str, text: str) -> list[tuple[str, str]]:
+    """`;key=value` pairs; a value in braces may hold `;` and `=`, and `}}` stands for `}` in it."""
     props = []
-    for part in filter(None, text.split(";")):
-        key, sep, value = part.partition("=")
-        if not sep or not key:
+    position = 0
+    while position < len(text):
+        if text[position] == ";":
+            position += 1
+            continue
+        equals = text.find("=", position)
+        semicolon = text.find(";", position)
+        if equals < 0 or (0 <= semicolon < equals):
+            part = text[position : semicolon if semicolon >= 0 else len(text)]
             raise _bad(url, f"property {part!r} is not KEY=VALUE")
+        key = text[position:equals].strip()
+        if not key:
+            raise _bad(url, "a property has no name before its '='")
+        value, position = _property_value(url, text, equals + 1)
         props.append((key, value))
     return props
+
+
+def _property_value(url: str, text: str, start: int) -> tuple[str, int]:
+    """The value that starts at `start`, and where the text goes on after it."""
+    if not text.startswith("{", start):
+        end = text.find(";", start)
+        end = len(text) if end < 0 else end
+        return text[start:end], end
+    value, position = [], start + 1
+    while position < len(text):
+        if text.startswith("}}", position):
+            value.append("}")
+            position += 2
+        elif text[position] == "}":
+            return "".join(value), position + 1
+        else:
+            value.append(text[position])
+            position += 1
+    raise _bad(url, "a value in braces has no closing '}'")
 
 
 def _parse_sqlserver(url: str, rest: str) -> DatabaseUrl:
@@ -130,6 +165,7 @@ def _parse_sqlserver(url: str, rest: str) -> DatabaseUrl:
         raise _bad(url, "no databaseName property")
     user = lowered.get("user")
     password = lowered.get("password")
+    register(password)
     keep = [(k, v) for k, v in props if k.lower() not in {"databasename", "database", "user", "password"}]
     return DatabaseUrl("sqlserver", SQLSERVER_DRIVER, host, port, database, user, password, tuple(keep))
 
@@ -143,27 +179,47 @@ def _parse_jtds(url: str, rest: str) -> DatabaseUrl:
     props = _semicolon_props(url, tail)
     lowered = {k.lower(): v for k, v in props}
     keep = [(k, v) for k, v in props if k.lower() not in {"user", "password"}]
+    register(lowered.get("password"))
     return DatabaseUrl(
         "sqlserver", JTDS_DRIVER, host, port, database, lowered.get("user"), lowered.get("password"), tuple(keep)
     )
 
 
+def _split_userinfo(rest: str) -> tuple[str | None, str]:
+    """(user[:password], the rest): the userinfo ends at the `@` followed by a host and a `/`, so an
+    unencoded `@`, `#`, `?` or `/` in a password stays in it."""
+    for position in range(len(rest) - 1, -1, -1):
+        if rest[position] != "@":
+            continue
+        host, slash, _ = rest[position + 1 :].partition("/")
+        if slash and _HOST_PORT.match(host):
+            return rest[:position], rest[position + 1 :]
+    if "@" in rest:  # no host after any: still never show what stands before the last one
+        auth, _, after = rest.rpartition("@")
+        return auth, after
+    return None, rest
+
+
 def _parse_postgres(url: str, rest: str) -> DatabaseUrl:
-    parts = urlsplit("//" + rest)
-    netloc = parts.netloc
+    auth, rest = _split_userinfo(rest)
     user = password = None
-    if "@" in netloc:
-        auth, _, netloc = netloc.rpartition("@")
+    if auth is not None:
         user_text, _, password_text = auth.partition(":")
         user, password = unquote(user_text) or None, unquote(password_text) or None
+        register(password_text)
+        register(password)
+    # Not urlsplit: a `#` is no fragment here, it can be part of a password= value.
+    netloc, _, tail = rest.partition("/")
+    path, _, query = tail.partition("?")
     host, port = _host_port(url, netloc, 5432)
-    database = unquote(parts.path.lstrip("/"))
+    database = unquote(path)
     if not database or "/" in database:
         raise _bad(url, "no database name after the host")
-    props = parse_qsl(parts.query, keep_blank_values=True)
+    props = parse_qsl(query, keep_blank_values=True)
     lowered = dict(props)
     user = lowered.get("user", user)
     password = lowered.get("password", password)
+    register(password)
     keep = [(k, v) for k, v in props if k not in {"user", "password"}]
     return DatabaseUrl("postgres", POSTGRES_DRIVER, host, port, database, user, password, tuple(keep))
 

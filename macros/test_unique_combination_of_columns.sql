@@ -1,9 +1,6 @@
 {#- Generic data test: no two rows share the combination (composite primary keys). -#}
 {% test unique_combination_of_columns(model, combination_of_columns) -%}
-    {%- set quoted = [] -%}
-    {%- for column in combination_of_columns -%}
-        {%- do quoted.append(adapter.quote(column)) -%}
-    {%- endfor -%}
+    {%- set quoted = tidemark_quoted_names(combination_of_columns) -%}
     select
         {{ quoted | join(', ') }},
         count(*) as occurrences

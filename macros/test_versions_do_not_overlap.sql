@@ -1,9 +1,6 @@
 {#- Generic data test: no two versions of a key in an SCD2 history cover the same date. -#}
 {% test versions_do_not_overlap(model, key_columns) -%}
-    {%- set quoted = [] -%}
-    {%- for column in key_columns -%}
-        {%- do quoted.append(adapter.quote(column)) -%}
-    {%- endfor -%}
+    {%- set quoted = tidemark_quoted_names(key_columns) -%}
     select
         {% for key in quoted %}earlier.{{ key }}, {% endfor %}
         earlier.valid_from,

@@ -18,7 +18,7 @@
 
     drop table {{ target }};
 
-    alter table {{ staging }} rename to {{ adapter.quote(target.identifier) }};
+    alter table {{ staging }} rename to {{ tidemark_quote(target.identifier) }};
 
     create unlogged table {{ staging }} (like {{ target }} including defaults) with (autovacuum_enabled = false);
 
@@ -26,10 +26,10 @@
     drop column _tidemark_run_id,
     drop column _tidemark_page,
     {%- for column in required %}
-    alter column {{ adapter.quote(column) }} set not null,
+    alter column {{ tidemark_quote(column) }} set not null,
     {%- endfor %}
     reset (autovacuum_enabled),
-    add constraint {{ adapter.quote(primary_key[0]) }} {{ primary_key[1] }};
+    add constraint {{ tidemark_quote(primary_key[0]) }} {{ primary_key[1] }};
 
     {{ tidemark_log_all_inserted(target, table_key) }}
 {%- endmacro %}

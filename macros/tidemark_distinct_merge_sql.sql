@@ -9,11 +9,10 @@
 -#}
 {% macro tidemark_distinct_merge_sql(target, source, unique_key, dest_columns) -%}
     {%- set keys = tidemark_key_columns(unique_key) -%}
-    {%- set key_names = keys | map('lower') | list -%}
-    {%- set all_columns = dest_columns | map(attribute='quoted') | join(', ') -%}
+    {%- set all_columns = tidemark_quoted_names(dest_columns | map(attribute='name')) | join(', ') -%}
     {%- set changing = [] -%}
     {%- for column in dest_columns -%}
-        {%- if column.quoted | lower not in key_names -%}{%- do changing.append(column) -%}{%- endif -%}
+        {%- if tidemark_quote(column.name) not in keys -%}{%- do changing.append(column) -%}{%- endif -%}
     {%- endfor -%}
     {%- set table_key = tidemark_table_key(target) -%}
     {%- if tidemark_relation_is_empty(target) -%}
@@ -34,7 +33,7 @@
     -#}
     upserted as (
         insert into {{ target }} as dbt_internal_dest ({{ all_columns }})
-        select {% for column in dest_columns %}dbt_internal_source.{{ column.quoted }}{{ ", " if not loop.last }}{% endfor %}
+        select {% for column in dest_columns %}dbt_internal_source.{{ tidemark_quote(column.name) }}{{ ", " if not loop.last }}{% endfor %}
         from {{ source }} as dbt_internal_source
         left join {{ target }} as dbt_internal_current
             on
@@ -50,7 +49,7 @@
         {%- if changing %}
         do update set
             {%- for column in changing %}
-            {{ column.quoted }} = excluded.{{ column.quoted }}{{ "," if not loop.last }}
+            {{ tidemark_quote(column.name) }} = excluded.{{ tidemark_quote(column.name) }}{{ "," if not loop.last }}
             {%- endfor %}
         where {{ tidemark_columns_differ('dbt_internal_dest', 'excluded', changing) }}
         {%- else %}

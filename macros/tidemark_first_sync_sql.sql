@@ -9,14 +9,14 @@
   Run under the merge lock, in one transaction: nothing else writes the replica.
 -#}
 {% macro tidemark_first_sync_sql(target, source, dest_columns, table_key) -%}
-    {%- set all_columns = dest_columns | map(attribute='quoted') | join(', ') -%}
+    {%- set all_columns = tidemark_quoted_names(dest_columns | map(attribute='name')) | join(', ') -%}
     {%- set primary_key = tidemark_rebuildable_primary_key(target) -%}
     {%- set staging = tidemark_model_staging() -%}
     {%- if primary_key and staging is not none and tidemark_staging_adoptable(target, staging, source, table_key) -%}
         {{ return(tidemark_adopt_staging_sql(target, staging, source, table_key, primary_key)) }}
     {%- endif %}
     {%- if primary_key %}
-    alter table {{ target }} drop constraint {{ adapter.quote(primary_key[0]) }};
+    alter table {{ target }} drop constraint {{ tidemark_quote(primary_key[0]) }};
     {%- endif %}
 
     insert into {{ target }} ({{ all_columns }})
@@ -25,6 +25,6 @@
     {{ tidemark_log_all_inserted(target, table_key) }}
     {%- if primary_key %};
 
-    alter table {{ target }} add constraint {{ adapter.quote(primary_key[0]) }} {{ primary_key[1] }}
+    alter table {{ target }} add constraint {{ tidemark_quote(primary_key[0]) }} {{ primary_key[1] }}
     {%- endif %}
 {%- endmacro %}

@@ -8,9 +8,5 @@
         {{ return(['__unresolved__']) }}
     {%- endif -%}
     {%- set keys = [unique_key] if unique_key is string else unique_key -%}
-    {%- set quoted = [] -%}
-    {%- for key in keys -%}
-        {%- do quoted.append(adapter.quote(key)) -%}
-    {%- endfor -%}
-    {{ return(quoted) }}
+    {{ return(tidemark_quoted_names(keys)) }}
 {%- endmacro %}

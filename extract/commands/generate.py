@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
-from extract.generate import write_project_files
+from extract.generate import without_snapshot, write_project_files
 from extract.run import Extractor
 from extract.settings import load_settings
 from extract.spark import SparkRuntime
@@ -23,4 +24,8 @@ def main(argv: Sequence[str]) -> int:
         extractor.close()
     for path in write_project_files(settings.project_dir, plans):
         print(f"wrote {path.relative_to(settings.project_dir)}")
+    for plan in plans:
+        reason = without_snapshot(plan)
+        if reason is not None:
+            print(f"note: {reason}", file=sys.stderr)
     return 0

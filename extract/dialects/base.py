@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 
 from extract.catalog import SourceColumn
+from extract.quoting import sql_string
 
 
 class Dialect(ABC):
@@ -70,8 +71,7 @@ class Dialect(ABC):
 
     def position_literal(self, text: str, column: SourceColumn) -> str:
         """A position as a typed literal, for Spark's reader, which takes no parameters."""
-        escaped = text.replace("'", "''")
-        return f"cast('{escaped}' as {self.position_type(column)})"
+        return f"cast({sql_string(text)} as {self.position_type(column)})"
 
     def count_expression(self) -> str:
         return "count(*)"

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from extract.catalog import SourceColumn
 from extract.dialects.base import Dialect
+from extract.quoting import postgres_identifier
 
 _CATALOG = """\
 select
@@ -47,7 +48,7 @@ class PostgresDialect(Dialect):
     zoned_types = frozenset({"timestamp with time zone"})
 
     def quote(self, identifier: str) -> str:
-        return '"' + identifier.replace('"', '""') + '"'
+        return postgres_identifier(identifier)
 
     def clock_query(self) -> str:
         return "select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') as now_utc"

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from extract.catalog import SourceColumn
 from extract.dialects.base import Dialect
+from extract.quoting import sql_string, tsql_identifier
 
 _UNICODE_LENGTH = frozenset({"nvarchar", "nchar"})
 _BYTE_LENGTH = frozenset({"varchar", "char", "varbinary", "binary"})
@@ -50,7 +51,7 @@ class TsqlDialect(Dialect):
     zoned_types = frozenset({"datetimeoffset"})
 
     def quote(self, identifier: str) -> str:
-        return "[" + identifier.replace("]", "]]") + "]"
+        return tsql_identifier(identifier)
 
     def clock_query(self) -> str:
         # Style 121 keeps all seven fractional digits of datetime2(7).
@@ -176,10 +177,9 @@ class TsqlDialect(Dialect):
         return super().position_parameter(column)
 
     def position_literal(self, text: str, column: SourceColumn) -> str:
-        escaped = text.replace("'", "''")
         if column.base_type in {"binary", "varbinary", "timestamp", "rowversion"}:
-            return f"convert(varbinary(max), '{escaped}', 1)"
-        return f"cast(N'{escaped}' as {self.position_type(column)})"
+            return f"convert(varbinary(max), {sql_string(text)}, 1)"
+        return f"cast(N{sql_string(text)} as {self.position_type(column)})"
 
     def table_hint(self, read_uncommitted: bool) -> str:
         # Off by default: NOLOCK can return rows of transactions that later roll back.

@@ -18,7 +18,7 @@
     {%- set columns = [] -%}
     {%- set uncomparable = [] -%}
     {%- for column in get_column_schema_from_query(sql) -%}
-        {%- set quoted = adapter.quote(column.name) -%}
+        {%- set quoted = tidemark_quote(column.name) -%}
         {%- if not column.name.startswith('_tidemark_') and quoted not in keys -%}
             {%- do columns.append(quoted) -%}
             {%- if column.data_type | lower in ('json', 'xml') -%}{%- do uncomparable.append(quoted) -%}{%- endif -%}

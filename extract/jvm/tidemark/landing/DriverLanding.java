@@ -50,6 +50,30 @@ public final class DriverLanding {
             String markStatement,
             long runId,
             boolean tagged,
+            int partitionNumber) {
+        try {
+            return landPartition(sourceUrl, sourceProperties, relation, filter, targetTypes, targetUrl,
+                    targetProperties, copyStatement, markStatement, runId, tagged, partitionNumber);
+        } catch (SQLException | RuntimeException e) {
+            if (e instanceof LandingFailure) {
+                throw (LandingFailure) e;
+            }
+            throw new LandingFailure("partition " + partitionNumber, e);
+        }
+    }
+
+    private static long[] landPartition(
+            String sourceUrl,
+            Properties sourceProperties,
+            String relation,
+            String filter,
+            String[] targetTypes,
+            String targetUrl,
+            Properties targetProperties,
+            String copyStatement,
+            String markStatement,
+            long runId,
+            boolean tagged,
             int partitionNumber)
             throws SQLException {
         Map<String, String> settings = new java.util.HashMap<>();

@@ -62,8 +62,19 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
 
     /** Returns one {partition number, rows landed, 1 if it had landed before} per task. */
     @Override
-    public Iterator<long[]> call(Integer index, Iterator<InternalRow> rows) throws SQLException {
+    public Iterator<long[]> call(Integer index, Iterator<InternalRow> rows) {
         int number = partitionNumbers[index];
+        try {
+            return land(number, rows);
+        } catch (SQLException | RuntimeException e) {
+            if (e instanceof LandingFailure) {
+                throw (LandingFailure) e;
+            }
+            throw new LandingFailure("partition " + number, e);
+        }
+    }
+
+    private Iterator<long[]> land(int number, Iterator<InternalRow> rows) throws SQLException {
         long count = 0;
         boolean already;
         // The driver class directly: DriverManager sees only the JVM's own class path, not spark.jars.
