@@ -174,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and not argv[0].startswith("-"):
             if argv[0] not in SUBCOMMANDS:
-                print(f"unknown command {argv[0]!r}\nusage: {USAGE}", file=sys.stderr)
+                print(f"error: unknown command {argv[0]!r}\nusage: {USAGE}", file=sys.stderr)
                 return 2
             return _subcommand(argv[0])(argv[1:])
         return _run_extract(argv)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -142,11 +143,12 @@ class Project:
         return None if row is None else row[0]
 
 
-@pytest.fixture
-def project(tmp_path: Path, pg_admin_url: str, spark: SparkSession) -> Iterator[Project]:
+@contextmanager
+def new_project(root: Path, admin_url: str, spark: SparkSession) -> Iterator[Project]:
+    """A project in `root` (a copy of this one's dbt project and seeds) with source and target databases
+    of its own, dropped afterwards."""
     tag = f"{os.getpid()}_{next(_counter)}"
-    root = tmp_path / "project"
-    root.mkdir()
+    root.mkdir(parents=True)
     for name in ("dbt_project.yml", "macros", "seeds", "models/state"):
         src = REPO / name
         dst = root / name
@@ -157,12 +159,20 @@ def project(tmp_path: Path, pg_admin_url: str, spark: SparkSession) -> Iterator[
             shutil.copy(src, dst)
     (root / "snapshots").mkdir()
     shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
-    proj = Project(root, pg_admin_url, spark, tag)
-    with psycopg.connect(pg_admin_url, autocommit=True) as admin:
+    proj = Project(root, admin_url, spark, tag)
+    with psycopg.connect(admin_url, autocommit=True) as admin:
         for db in (proj.source_db, proj.target_db):
             admin.execute(sql.SQL("create database {}").format(sql.Identifier(db)))
-    yield proj
-    proj.close()
-    with psycopg.connect(pg_admin_url, autocommit=True) as admin:
-        for db in (proj.source_db, proj.target_db):
-            admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(db)))
+    try:
+        yield proj
+    finally:
+        proj.close()
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            for db in (proj.source_db, proj.target_db):
+                admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(db)))
+
+
+@pytest.fixture
+def project(tmp_path: Path, pg_admin_url: str, spark: SparkSession) -> Iterator[Project]:
+    with new_project(tmp_path / "project", pg_admin_url, spark) as proj:
+        yield proj

@@ -5,8 +5,6 @@ hold exactly is refused before anything is written."""
 from __future__ import annotations
 
 import csv
-import itertools
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -26,7 +24,7 @@ from extract.naming import MAX_NAME_BYTES, RESERVED_COLUMNS, RESERVED_PREFIX, ta
 from extract.quoting import ParameterSafeIdentifier
 from extract.seeds import fold_name
 from extract.verify import verify_tables
-from tests.conftest import REPO, Project
+from tests.conftest import Project, new_project
 from tests.replica_check import assert_replicas_equal
 
 CANARY = "canary_seq"
@@ -72,39 +70,22 @@ names = (
     # The source is PostgreSQL too: it cuts a longer name itself, and keeps pg_ schemas for its own.
     .filter(lambda name: name.strip() != "" and len(name.encode()) <= MAX_NAME_BYTES and not name.startswith("pg_"))
 )
-_databases = itertools.count(1)
 
 
 @contextmanager
 def scratch_project(admin_url: str, spark: SparkSession) -> Iterator[Project]:
-    """A project of its own for one example: fresh source and target databases, a canary in each."""
-    root = Path(tempfile.mkdtemp(prefix="tidemark-hostile-"))
-    for part in ("dbt_project.yml", "macros", "seeds", "models/state"):
-        source, target = REPO / part, root / part
-        if source.is_dir():
-            shutil.copytree(source, target)
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, target)
-    (root / "snapshots").mkdir()
-    shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
-    project = Project(root, admin_url, spark, f"hostile_{os.getpid()}_{next(_databases)}")
-    project.env["PARTITION_ROWS"] = "3"  # several partitions: Spark reads with hostile key values at the edges
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        for database in (project.source_db, project.target_db):
-            admin.execute(sql.SQL("create database {}").format(sql.Identifier(database)))
-    for connect in (project.source, project.target):
-        with connect() as conn:
-            conn.execute(f"create sequence {CANARY}")
-            conn.execute(f"select setval('{CANARY}', 5)")
+    """A project of its own for one example, with a canary sequence in each database."""
+    base = Path(tempfile.mkdtemp(prefix="tidemark-hostile-"))
     try:
-        yield project
+        with new_project(base / "project", admin_url, spark) as project:
+            project.env["PARTITION_ROWS"] = "3"  # several partitions: Spark reads with hostile key values at the edges
+            for connect in (project.source, project.target):
+                with connect() as conn:
+                    conn.execute(f"create sequence {CANARY}")
+                    conn.execute(f"select setval('{CANARY}', 5)")
+            yield project
     finally:
-        project.close()
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            for database in (project.source_db, project.target_db):
-                admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database)))
-        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def catalog(conn: psycopg.Connection) -> set[tuple[str, ...]]:

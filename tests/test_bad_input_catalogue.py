@@ -1,0 +1,247 @@
+"""A catalogue of bad input, each run as a user runs it (`python -m extract ...`) against a synced
+project: exit code 2, a first error line that names the bad value and holds no secret, and nothing
+changed in either database."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from extract.demo.generator import create_and_fill
+from tests.conftest import REPO, Project, new_project
+from tests.target_state import database_state
+
+#: In the environment of every case; the stand-in servers trust local users, so it is never checked.
+SECRET = "S3cr3t#;{x}}@/?"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    argv: list[str]
+    needle: str  # what the first error line must name
+    env: dict[str, str | None] = field(default_factory=dict)  # None: unset the variable
+    #: Seed files rewritten for the case (file name under seeds/ -> its text).
+    seeds: dict[str, str] = field(default_factory=dict)
+    exit_code: int = 2
+
+
+SYNC_HEADER = "source_schema,source_table,cursor_column,primary_key,enabled\n"
+TYPE_MAP = (REPO / "seeds" / "type_map.csv").read_text()
+
+
+def sync_tables(*rows: str) -> dict[str, str]:
+    return {"sync_tables.csv": SYNC_HEADER + "".join(row + "\n" for row in rows)}
+
+
+def type_map_with(row: str) -> dict[str, str]:
+    return {"type_map.csv": TYPE_MAP + row + "\n"}
+
+
+CUSTOMERS = ["--table", "dbo.Customers"]
+CASES = [
+    # The command line.
+    Case("unknown table", ["--table", "dbo.Nope"], "'dbo.Nope'"),
+    Case("table without schema", ["--table", "Customers"], "'Customers'"),
+    Case("table given twice", [*CUSTOMERS, *CUSTOMERS], "'dbo.Customers'"),
+    Case("--all and --table", ["--all", *CUSTOMERS], "--table"),
+    Case("neither --all nor --table", [], "--table"),
+    Case("every 0s", ["--all", "--every", "0s"], "'0s'"),
+    Case("every too long", ["--all", "--every", "10d"], "'10d'"),
+    Case("every not a duration", ["--all", "--every", "soon"], "'soon'"),
+    Case("huge safety window", ["--all", "--safety-window", "99999999999999d"], "'99999999999999d'"),
+    Case("safety window too long", ["--all", "--safety-window", "1000000d"], "'1000000d'"),
+    Case("negative safety window", ["--all", "--safety-window=-5m"], "'-5m'"),
+    Case("zero partition rows", ["--all", "--partition-rows", "0"], "'0'"),
+    Case("partition rows not a number", ["--all", "--partition-rows", "abc"], "'abc'"),
+    Case("partition rows too many", ["--all", "--partition-rows", "99999999999999"], "'99999999999999'"),
+    Case("zero parallel", ["--all", "--parallel", "0"], "--parallel"),
+    Case("master Spark rejects", ["--all", "--master", "bogus://x"], "'bogus://x'"),
+    Case("master local[0]", ["--all", "--master", "local[0]"], "'local[0]'"),
+    Case("dbt command unknown", ["--all", "--dbt", "frobnicate"], "frobnicate"),
+    Case("dbt option unknown", ["--all", "--dbt", "run --bogus"], "--bogus"),
+    Case("dbt option value", ["--all", "--dbt", "build --threads x"], "'x'"),
+    Case("dbt empty", ["--all", "--dbt", ""], "--dbt ''"),
+    Case("dbt command that merges nothing", ["--all", "--dbt", "docs generate"], "docs"),
+    Case("dbt unclosed quote", ["--all", "--dbt", "run --select 'replica"], "'replica"),
+    Case("snapshot date", [*CUSTOMERS, "--snapshot-date", "2026-13-01"], "'2026-13-01'"),
+    Case("snapshot file without date", [*CUSTOMERS, "--snapshot-file", "x.csv"], "'x.csv'"),
+    Case(
+        "snapshot file missing",
+        [*CUSTOMERS, "--snapshot-date", "2026-01-01", "--snapshot-file", "/nonexistent/x.csv"],
+        "'/nonexistent/x.csv'",
+    ),
+    Case("every with a snapshot", [*CUSTOMERS, "--every", "5m", "--snapshot-date", "2026-01-01"], "--snapshot-date"),
+    Case(
+        "snapshot of a table without history", ["--table", "dbo.Orders", "--snapshot-date", "2026-01-01"], "dbo.Orders"
+    ),
+    Case("unknown command", ["frobnicate"], "'frobnicate'"),
+    Case("verify an unknown table", ["verify", "--table", "dbo.Nope"], "'dbo.Nope'"),
+    Case("generate with a bad master", ["generate", "--master", "nope"], "'nope'"),
+    # The environment.
+    Case("no source URL", ["--all"], "TIDEMARK_SOURCE_URL", env={"TIDEMARK_SOURCE_URL": None}),
+    Case("source URL scheme", ["--all"], "'mysql://db01/app'", env={"TIDEMARK_SOURCE_URL": "mysql://db01/app"}),
+    Case(
+        "source URL port",
+        ["--all"],
+        "99999",
+        env={"TIDEMARK_SOURCE_URL": "jdbc:sqlserver://db01:99999;databaseName=x"},
+    ),
+    Case(
+        "password with # in a malformed URL",
+        ["--all"],
+        "'db01:5x'",
+        env={"TIDEMARK_SOURCE_URL": f"postgresql://me:{SECRET}@db01:5x/app"},
+    ),
+    Case(
+        "braced password not closed",
+        ["--all"],
+        "no closing '}'",
+        env={"TIDEMARK_SOURCE_URL": "jdbc:sqlserver://db01;databaseName=x;password={" + SECRET},
+    ),
+    Case(
+        "target not PostgreSQL",
+        ["--all"],
+        "sqlserver://",
+        env={"TIDEMARK_TARGET_URL": "jdbc:sqlserver://h;databaseName=x"},
+    ),
+    Case("target user disagrees", ["--all"], "'someone_else'", env={"TIDEMARK_TARGET_USER": "someone_else"}),
+    Case("safety window setting", ["--all"], "'forever'", env={"TIDEMARK_SAFETY_WINDOW": "forever"}),
+    Case("partition threshold", ["--all"], "PARTITION_THRESHOLD", env={"PARTITION_THRESHOLD": "0"}),
+    Case("max partitions", ["--all"], "'-1'", env={"MAX_PARTITIONS_PER_TABLE": "-1"}),
+    Case("min partition rows", ["--all"], "'x'", env={"MIN_PARTITION_ROWS": "x"}),
+    Case("parallel transfers", ["--all"], "MAX_PARALLEL_TRANSFERS", env={"MAX_PARALLEL_TRANSFERS": "0"}),
+    Case("read uncommitted", ["--all"], "'maybe'", env={"TIDEMARK_READ_UNCOMMITTED": "maybe"}),
+    Case("spark master setting", ["--all"], "'nope'", env={"TIDEMARK_SPARK_MASTER": "nope"}),
+    Case("jar missing", ["--all"], "/nonexistent/driver.jar", env={"TIDEMARK_JARS": "/nonexistent/driver.jar"}),
+    Case(
+        "target port",
+        ["status"],
+        "'abc'",
+        env={"TIDEMARK_TARGET_URL": None, "TIDEMARK_TARGET_HOST": "127.0.0.1", "TIDEMARK_TARGET_PORT": "abc"},
+    ),
+    Case("project dir", ["--all"], "/nonexistent/project", env={"TIDEMARK_PROJECT_DIR": "/nonexistent/project"}),
+    # sync_tables.csv.
+    Case(
+        "seed header typo",
+        ["--all"],
+        "cursor_colum",
+        seeds={"sync_tables.csv": "source_schema,source_table,cursor_colum\n"},
+    ),
+    Case("seed column missing", ["--all"], "source_table", seeds={"sync_tables.csv": "source_schema\ndbo\n"}),
+    Case("seed extra field", ["--all"], "line 2", seeds=sync_tables("dbo,Customers,,,true,surplus")),
+    Case("seed short row", ["--all"], "line 2", seeds=sync_tables("dbo")),
+    Case("seed header only", ["--all"], "lists no table", seeds=sync_tables()),
+    Case("seed empty", ["--all"], "sync_tables.csv", seeds={"sync_tables.csv": ""}),
+    Case("seed flag", ["--all"], "'maybe'", seeds=sync_tables("dbo,Customers,,,maybe")),
+    Case(
+        "seed table twice",
+        ["--all"],
+        "dbo.Customers",
+        seeds=sync_tables("dbo,Customers,,,true", "dbo,Customers,,,true"),
+    ),
+    Case(
+        "two tables, one replica",
+        ["--all"],
+        "'dbo.customers'",
+        seeds=sync_tables("dbo,Customers,,,true", "dbo,customers,,,true"),
+    ),
+    Case("key override unknown", ["--all"], "Nope", seeds=sync_tables("dbo,Customers,,Nope,true")),
+    Case(
+        "key override empty part",
+        ["--all"],
+        "'CustomerID||Name'",
+        seeds=sync_tables("dbo,Customers,,CustomerID||Name,true"),
+    ),
+    Case("cursor not temporal", ["--all"], "'Name'", seeds=sync_tables("dbo,Customers,Name,,true")),
+    Case("cursor unknown", ["--all"], "'Nope'", seeds=sync_tables("dbo,Customers,Nope,,true")),
+    Case(
+        "injection as a table name",
+        ["--all"],
+        'Customers"; drop table',
+        seeds=sync_tables('dbo,"Customers""; drop table dbo.""Orders""; --",,,true'),
+    ),
+    Case("NUL in a seed", ["--all"], "NUL", seeds=sync_tables("dbo,Cust\x00omers,,,true")),
+    Case("replica name too long", ["--all"], "bytes long", seeds=sync_tables("dbo," + "T" * 60 + ",,,true")),
+    Case("reserved column", ["--all"], "'_tidemark_run_id'", seeds=sync_tables("dbo,Reserved,,,true")),
+    Case("columns differing in case", ["--all"], "'name'", seeds=sync_tables("dbo,Cased,,,true")),
+    Case("type the map lacks", ["--all"], "'point'", seeds=sync_tables("dbo,Points,,,true")),
+    # host_aliases.csv and type_map.csv.
+    Case("host twice", ["--all"], "'127.0.0.1'", seeds={"host_aliases.csv": "host,alias\n127.0.0.1,a\n127.0.0.1,b\n"}),
+    Case("alias column missing", ["--all"], "alias", seeds={"host_aliases.csv": "host\n127.0.0.1\n"}),
+    Case("unknown target type", ["--all"], "'banana'", seeds=type_map_with("postgres,point,banana,text,")),
+    Case(
+        "target type that tries SQL",
+        ["--all"],
+        "text); drop table x; --",
+        seeds=type_map_with('postgres,point,"text); drop table x; --",text,'),
+    ),
+    Case("target type modifier", ["--all"], "'varchar(0)'", seeds=type_map_with("postgres,point,varchar(0),text,")),
+    Case("transfer", ["--all"], "'binary'", seeds=type_map_with("postgres,point,text,binary,")),
+    Case("placeholder", ["--all"], "bogus", seeds=type_map_with("postgres,point,varchar({bogus}),text,")),
+    Case("type mapped twice", ["--all"], "'bigint'", seeds=type_map_with("postgres,bigint,bigint,native,")),
+    Case("source dialect", ["--all"], "'oracle'", seeds=type_map_with("oracle,number,numeric,native,")),
+]
+
+
+@pytest.fixture(scope="module")
+def synced(tmp_path_factory: pytest.TempPathFactory, pg_admin_url: str, spark: SparkSession) -> Iterator[Project]:
+    """The demo, synced once; and source tables a seed case may name: a reserved column name, two
+    columns that differ only in case, a type the map lacks."""
+    with new_project(tmp_path_factory.mktemp("catalogue") / "project", pg_admin_url, spark) as project:
+        with project.source() as conn:
+            create_and_fill(conn, size=30, seed=3)
+            conn.execute('create table dbo."Reserved" ("Id" integer primary key, "_tidemark_run_id" integer)')
+            conn.execute('create table dbo."Cased" ("Id" integer primary key, "Name" text, "name" text)')
+            conn.execute('create table dbo."Points" ("Id" integer primary key, "Where" point)')
+        project.generate()
+        project.sync()
+        project.close()
+        yield project
+
+
+def _run(project: Project, case: Case, root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **project.env, "TIDEMARK_PROJECT_DIR": str(root), "DBT_PROFILES_DIR": str(root)}
+    env["TIDEMARK_SOURCE_PASSWORD"] = SECRET
+    for name, value in case.env.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return subprocess.run(
+        [sys.executable, "-m", "extract", *case.argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def first_error_line(stderr: str) -> str:
+    return next((line for line in stderr.splitlines() if line.startswith("error:") or ": error:" in line), "")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_bad_input_is_refused_naming_the_value_and_changes_nothing(synced: Project, case: Case, tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(synced.root, root, ignore=shutil.ignore_patterns("target", "logs"))
+    for name, text in case.seeds.items():
+        (root / "seeds" / name).write_text(text, encoding="utf-8")
+    before = (database_state(synced.source_url), database_state(synced.target_url))
+    result = _run(synced, case, root)
+    output = result.stdout + result.stderr
+    assert result.returncode == case.exit_code, output[-3000:]
+    line = first_error_line(result.stderr)
+    assert case.needle in line, f"{case.needle!r} not in the first error line {line!r}:\n{result.stderr[-3000:]}"
+    assert "Traceback" not in output
+    assert SECRET not in output and "S3cr3t" not in output
+    assert (database_state(synced.source_url), database_state(synced.target_url)) == before
+
+
+def test_the_catalogue_covers_every_category() -> None:
+    assert len(CASES) >= 60
+    assert len({case.name for case in CASES}) == len(CASES)
