@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 
-from extract.errors import TidemarkError
+from extract.errors import EXIT_CODES, TidemarkError
 from extract.secrets import mask
 
 USAGE = """\
@@ -27,10 +27,11 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract spark-archive  write the JVM class archive that halves Spark's start-up (make install)
        python -m extract jars         the jars to give spark-submit (--jars, --driver-class-path)"""
 
-EPILOG = """\
-exit codes: 0 every table landed (and --dbt's dbt succeeded); 1 some table failed (the others still ran);
-2 bad input or configuration (nothing was written); 3 the source refused; 5 --dbt's dbt failed (what
-landed waits for the next merge); 130 interrupted. With --every, the last sync's code once SIGTERM stopped it."""
+EPILOG = (
+    "exit codes:\n"
+    + "".join(f"  {code:>3}  {meaning}\n" for code, meaning in EXIT_CODES.items())
+    + "With --every, the last sync's code once SIGTERM stopped it."
+)
 
 DESCRIPTION = """\
 Read the rows of each configured SQL Server table that changed since its committed
@@ -138,13 +139,14 @@ def _run_extract(argv: Sequence[str]) -> int:
         parallel=args.parallel,
     )
     dbt = None if dbt_args is None else InProcessDbt(dbt_args, settings.project_dir)
-    runtime = SparkRuntime(settings.spark_master, settings.extra_jars)
+    runtime = SparkRuntime(settings.spark_master, settings.extra_jars, verbose=args.verbose)
     request = PassRequest(
         table_names=None if args.all else list(args.table),
         as_of=as_of,
         snapshot_file=snapshot_file,
         quiet=args.quiet,
         json=args.json,
+        verbose=args.verbose,
     )
     sync_pass = SyncPass(settings, runtime, dbt, request)
     if every is not None:

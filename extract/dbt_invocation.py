@@ -133,8 +133,9 @@ def failure_reason(result: Any) -> str:
     """One line on why a dbt run failed: its exception, else the first failed nodes and their messages."""
     if result.exception is not None:
         return first_line(result.exception)
+    # A database error's message runs over lines (what failed, then the database's words): joined into one.
     failed = [
-        f"{entry.node.name}: {entry.message}"
+        f"{entry.node.name}: {' '.join(str(entry.message).split())}"
         for entry in getattr(result.result, "results", []) or []
         if str(getattr(entry, "status", "")) in {"error", "fail", "runtime error"}
     ]

@@ -2,6 +2,16 @@
 
 from extract.secrets import mask
 
+#: Every exit code the extract gives, and what it means; the README's table says the same.
+EXIT_CODES = {
+    0: "every table landed (and --dbt's dbt succeeded)",
+    1: "some table failed while landing; the others still ran",
+    2: "bad input or configuration, found anywhere; nothing was written",
+    3: "the source refused or could not be reached",
+    5: "--dbt's dbt failed; what landed waits for the next merge",
+    130: "interrupted",
+}
+
 
 class TidemarkError(Exception):
     """An error caused by input or configuration; printed without a traceback."""

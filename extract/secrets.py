@@ -12,7 +12,7 @@ _lock = threading.Lock()
 
 #: `scheme://user:PASSWORD@host`: the password runs to the last `@` of the authority (it may hold
 #: `#`, `/`, `?` or `@` unencoded).
-_USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-:]*://[^:/@\s]*:)(?P<secret>\S*)@")
+_USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-:]*://[^:/@\s\[\]]*:)(?P<secret>\S*)@")
 #: `password=VALUE` in a JDBC or libpq URL or a DSN: braced (`{a;b}}c}`, `}}` is an escaped `}`),
 #: quoted, or up to the next separator.
 _PASSWORD_PROPERTY = re.compile(

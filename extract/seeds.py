@@ -34,7 +34,7 @@ def read_csv(
     path: Path, required: set[str], optional: set[str], exact: frozenset[str] = frozenset()
 ) -> list[tuple[int, dict[str, str]]]:
     """(line number, row) of each row of a seed, refusing unknown or missing columns so a typo cannot
-    pass silently, and rows with more or fewer fields than the header. Values are stripped of
+    pass silently, and rows with more fields than the header. Values are stripped of
     surrounding blanks, except in the `exact` columns (names, which may hold any character)."""
     if not path.exists():
         raise TidemarkError(f"seed file {path} does not exist")
@@ -51,11 +51,12 @@ def read_csv(
     for number, fields in rows:
         if not fields:
             continue  # a blank line
-        if len(fields) != len(header):
+        if len(fields) > len(header):
             raise TidemarkError(
-                f"{path} line {number}: {len(fields)} field(s) where the header has {len(header)} "
+                f"{path} line {number}: {len(fields)} fields where the header has {len(header)} "
                 f"({', '.join(header)}): {fields!r}"
             )
+        fields += [""] * (len(header) - len(fields))  # trailing columns left out are empty, as dbt reads them
         row = {name: value if name in exact else value.strip() for name, value in zip(header, fields, strict=True)}
         for column in sorted(required):
             if not row[column].strip():

@@ -28,17 +28,19 @@ def jar_paths(extra: tuple[str, ...] = ()) -> list[str]:
 
 
 def spark_conf(
-    master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None
+    master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None, verbose: bool = False
 ) -> SparkConf:
-    """The session's settings; `java_options` for the driver JVM default to using the class archive if there is one."""
+    """The session's settings; `java_options` for the driver JVM default to using the class archive if there is one.
+    Spark logs nothing, or its errors when `verbose`."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # Workers must use this interpreter, or they miss the packages of this environment.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     jars = jar_paths(extra_jars)
     log_config = Path(__file__).with_name("log4j2.properties")
     extra = class_archive.java_options(jars) if java_options is None else java_options
-    driver_options = f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config} {extra}".strip()
-    executor_options = f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config}"
+    logging = f"-Dlog4j2.configurationFile=file:{log_config} -Dtidemark.log.level={'error' if verbose else 'off'}"
+    driver_options = f"-Duser.timezone=UTC {logging} {extra}".strip()
+    executor_options = f"-Duser.timezone=UTC {logging}"
     return (
         SparkConf(loadDefaults=False)
         .setMaster(master)
@@ -63,8 +65,15 @@ class SparkRuntime:
     the landing classes) but no Spark job: such runs never pay for starting the scheduler.
     """
 
-    def __init__(self, master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None):
-        self._conf = spark_conf(master, extra_jars, java_options)
+    def __init__(
+        self,
+        master: str = "local[*]",
+        extra_jars: tuple[str, ...] = (),
+        java_options: str | None = None,
+        verbose: bool = False,
+    ):
+        self._conf = spark_conf(master, extra_jars, java_options, verbose)
+        self._log_level = "ERROR" if verbose else "OFF"
         # Launches the JVM with the settings above (spark-submit's --conf), or finds the running one.
         SparkContext._ensure_initialized(conf=self._conf)
         self._session: SparkSession | None = None
@@ -83,7 +92,7 @@ class SparkRuntime:
         with self._lock:
             if self._session is None:
                 self._session = SparkSession.builder.config(conf=self._conf).getOrCreate()
-                self._session.sparkContext.setLogLevel("ERROR")
+                self._session.sparkContext.setLogLevel(self._log_level)
             return self._session
 
     def stop(self) -> None:

@@ -120,14 +120,15 @@ class SyncPass:
         report: dict[str, object] = {"tables": summary, "failed": len(failed)}
         if dbt is not None:
             report["dbt"] = {"args": dbt.args, "success": dbt_ok, "error": dbt.failure}
-        if failed:
-            print(f"{len(failed)} of {tables} table(s) failed: {', '.join(failed)}", file=sys.stderr)
-            return Outcome(report, 1)
         if dbt is not None and dbt_ok is False:
             print(
                 f"dbt {' '.join(dbt.requested)} failed ({dbt.failure}); what landed waits for the next merge",
                 file=sys.stderr,
             )
+        if failed:
+            print(f"{len(failed)} of {tables} table(s) failed: {', '.join(failed)}", file=sys.stderr)
+            return Outcome(report, 1)
+        if dbt_ok is False:
             return Outcome(report, 5)
         return Outcome(report, 0)
 

@@ -194,9 +194,10 @@ def _split_userinfo(rest: str) -> tuple[str | None, str]:
         host, slash, _ = rest[position + 1 :].partition("/")
         if slash and _HOST_PORT.match(host):
             return rest[:position], rest[position + 1 :]
-    if "@" in rest:  # no host after any: still never show what stands before the last one
-        auth, _, after = rest.rpartition("@")
-        return auth, after
+    head = rest.split("?", 1)[0]
+    if "@" in head:  # no host after any: still never show what stands before the last one
+        auth, _, after = head.rpartition("@")
+        return auth, after + rest[len(head) :]
     return None, rest
 
 

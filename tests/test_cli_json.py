@@ -14,30 +14,47 @@ from tests.demo_fixture import demo
 __all__ = ["demo"]
 
 
-def test_json_summary_and_exit_code_when_one_table_fails(demo: Project) -> None:
-    seed = demo.root / "seeds" / "sync_tables.csv"
-    seed.write_text(seed.read_text() + "dbo,Vanished,,,true\n")
-    env = {**os.environ, **demo.env}
-    result = subprocess.run(
-        [sys.executable, "-m", "extract", "--all", "--json"],
+def _extract(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "extract", *args],
         cwd=REPO,
-        env=env,
+        env={**os.environ, **project.env},
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert result.returncode == 1
+
+
+def test_json_summary_and_exit_code_when_one_table_fails(demo: Project) -> None:
+    # A key the source does not enforce, held twice: the run fails while landing, the others land.
+    with demo.source() as conn:
+        conn.execute('create table dbo."Events" ("Id" integer, "Payload" text)')
+        conn.execute("""insert into dbo."Events" values (1, 'a'), (1, 'again')""")
+    seed = demo.root / "seeds" / "sync_tables.csv"
+    seed.write_text(seed.read_text() + "dbo,Events,,Id,true\n")
+    result = _extract(demo, "--all", "--json")
+    assert result.returncode == 1, result.stderr[-3000:]
     summary = json.loads(result.stdout)
     by_table = {entry["table"]: entry for entry in summary["tables"]}
     assert summary["failed"] == 1, result.stdout + result.stderr[-3000:]
-    assert by_table["dbo.Vanished"]["status"] == "failed"
-    assert "unknown table 'dbo.Vanished'" in by_table["dbo.Vanished"]["error"]
+    assert by_table["dbo.Events"]["status"] == "failed"
+    assert "dbo.Events: the batch holds the key (Id=1) more than once" in by_table["dbo.Events"]["error"]
     landed = {t: e for t, e in by_table.items() if e["status"] == "landed"}
     assert set(landed) == {"dbo.Countries", "dbo.Customers", "dbo.Products", "dbo.Orders", "dbo.OrderLines"}
     assert landed["dbo.Customers"]["rows_landed"] == 60
     assert landed["dbo.Customers"]["migration_type"] == "full"
     assert landed["dbo.Customers"]["watermark_candidate"]
-    assert "1 of 6 table(s) failed: dbo.Vanished" in result.stderr
+    assert "1 of 6 table(s) failed: dbo.Events" in result.stderr
+
+
+def test_a_configuration_error_in_one_table_stops_every_table_before_anything_lands(demo: Project) -> None:
+    seed = demo.root / "seeds" / "sync_tables.csv"
+    seed.write_text(seed.read_text() + "dbo,Vanished,,,true\n")
+    result = _extract(demo, "--all", "--json")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "error: unknown table 'dbo.Vanished'" in result.stderr
+    assert demo.scalar("select count(*) from pg_namespace where nspname = '_migration'") == 0
 
 
 def _jars(extra: str) -> subprocess.CompletedProcess[str]:

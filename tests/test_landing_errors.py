@@ -1,0 +1,78 @@
+"""A landing that fails says so in one line (table, partition, column, value, Postgres' words), the same
+line the run log keeps; the Java stack trace only with --verbose."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO, Project
+from tests.demo_fixture import demo
+
+__all__ = ["demo"]
+
+
+def _extract(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "extract", *args],
+        cwd=REPO,
+        env={**os.environ, **project.env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _logged_error(project: Project, table: str) -> str:
+    value = project.scalar(
+        "select error_message from _migration.run_log where source_table = %s and status = 'failed'"
+        " order by event_id desc limit 1",
+        (table,),
+    )
+    assert value is not None
+    return str(value)
+
+
+def test_a_value_the_target_refuses_is_named_with_its_column(demo: Project, tmp_path: Path) -> None:
+    demo.extract("dbo.Customers")
+    snapshot = tmp_path / "customers.csv"
+    snapshot.write_text(
+        "CustomerID,Name,Email,CountryCode,CreditLimit,IsActive,RowGuid,ModifiedDate\n"
+        "1,Ann,ann@example.com,AT,abc,true,6f1e9b5e-54a8-4a4a-9c61-0c2b4f4a3f10,2026-01-01 00:00:00\n"
+    )
+    command = ["--table", "dbo.Customers", "--snapshot-date", "2026-01-01", "--snapshot-file", str(snapshot)]
+    result = _extract(demo, *command)
+    assert result.returncode == 1, result.stderr[-3000:]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: dbo.Customers:")]
+    assert len(errors) == 1, result.stderr[-3000:]
+    line = errors[0]
+    for needle in ("snap__customers", "partition", "invalid input syntax for type numeric", '"abc"', "creditlimit"):
+        assert needle in line, f"{needle!r} not in {line!r}"
+    assert "An error occurred while calling" not in result.stderr
+    assert "\tat " not in result.stderr  # no Java stack trace without --verbose
+    with demo.target() as conn:
+        logged = conn.execute(
+            "select error_message from _migration.snapshot_log where status = 'failed' order by run_id desc limit 1"
+        ).fetchone()
+    assert logged is not None and logged[0] == line.removeprefix("error: dbo.Customers: ")
+
+    verbose = _extract(demo, *command, "--verbose")
+    assert verbose.returncode == 1
+    assert "\tat tidemark.landing." in verbose.stderr  # the Java stack trace, asked for
+
+
+def test_a_column_added_in_the_source_is_named(demo: Project) -> None:
+    demo.sync()
+    with demo.source() as conn:
+        conn.execute('alter table dbo."Orders" add column "Channel" text')
+        conn.execute(
+            """update dbo."Orders" set "Channel" = 'web', "UpdatedAt" = clock_timestamp() at time zone 'UTC'
+            where "OrderID" <= 3"""
+        )
+    result = _extract(demo, "--table", "dbo.Orders")
+    assert result.returncode == 1, result.stderr[-3000:]
+    line = next(line for line in result.stderr.splitlines() if line.startswith("error: dbo.Orders:"))
+    assert 'column "channel"' in line and "stg__orders" in line, line
+    assert _logged_error(demo, "Orders") == line.removeprefix("error: dbo.Orders: ")
