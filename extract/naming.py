@@ -55,19 +55,12 @@ class TargetNames:
     def model_name(self) -> str:
         return f"{self.schema}__{self.table}"
 
-    @property
-    def identifiers(self) -> tuple[str, ...]:
+    def identifiers(self, asof_history: bool) -> tuple[str, ...]:
         """Every name the target holds for this table: its schema and each relation beside the replica."""
-        return (
-            self.schema,
-            self.table,
-            self.staging_table,
-            self.first_sync_table,
-            self.snapshot_table,
-            self.snapshot_table + "__run",
-            self.table + HISTORY_SUFFIX,
-            self.asof_history_table,
-        )
+        names = (self.schema, self.table, self.staging_table, self.first_sync_table, self.table + HISTORY_SUFFIX)
+        if asof_history:
+            names += (self.snapshot_table, self.snapshot_table + "__run", self.asof_history_table)
+        return names
 
 
 def check_name_fits(name: str, what: str) -> None:
@@ -96,7 +89,7 @@ def check_distinct_replicas(source: DatabaseUrl, aliases: dict[str, str], tables
     seen: dict[tuple[str, str], SyncTable] = {}
     for config in tables:
         names = target_names(source, aliases, config.source_schema, config.source_table)
-        for name in names.identifiers:
+        for name in names.identifiers(config.asof_history):
             check_name_fits(name, f"{config.key}: the replica's name")
         other = seen.setdefault((names.schema, names.table), config)
         if other is not config:

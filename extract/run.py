@@ -126,17 +126,21 @@ class Extractor:
             self._connections.clear()
 
     def find(self, name: str) -> SyncTable:
-        """The configured table called `name` (SCHEMA.TABLE): the one spelled exactly so, else the one
-        that matches in any case (as SQL Server compares names); refused when several do."""
+        """The configured table called `name` (SCHEMA.TABLE): the one spelled exactly so, else the one that
+        matches in another case, as SQL Server compares names. Refused when several match: names holding
+        a dot can (schema `a.b` with table `c`, and schema `a` with table `b.c`)."""
         schema, dot, table = name.partition(".")
         if not dot or not schema or not table:
             raise TidemarkError(f"table {name!r} is not of the form SCHEMA.TABLE")
-        exact = [c for c in self.tables if c.key == name]
-        folded = exact or [c for c in self.tables if c.key.lower() == name.lower()]
-        if len(folded) == 1:
-            return folded[0]
-        if folded:
-            raise TidemarkError(f"table {name!r} is ambiguous: it matches {', '.join(repr(c.key) for c in folded)}")
+        for matches in (
+            [c for c in self.tables if c.key == name],
+            [c for c in self.tables if c.key.lower() == name.lower()],
+        ):
+            if len(matches) > 1:
+                which = " and ".join(f"schema {c.source_schema!r} table {c.source_table!r}" for c in matches)
+                raise TidemarkError(f"table {name!r} is ambiguous: it names {which}; rename one in the source")
+            if matches:
+                return matches[0]
         known = ", ".join(t.key for t in self.tables) or "none"
         raise TidemarkError(f"unknown table {name!r}: not in seeds/sync_tables.csv (configured: {known})")
 

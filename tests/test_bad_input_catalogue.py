@@ -154,6 +154,7 @@ CASES = [
         "'dbo.customers'",
         seeds=sync_tables("dbo,Customers,,,true", "dbo,customers,,,true"),
     ),
+    Case("ambiguous table", ["--table", "a.b.c"], "ambiguous", seeds=sync_tables('"a.b",c,,,true', 'a,"b.c",,,true')),
     Case("key override unknown", ["--all"], "Nope", seeds=sync_tables("dbo,Customers,,Nope,true")),
     Case(
         "key override empty part",
@@ -236,6 +237,7 @@ def test_bad_input_is_refused_naming_the_value_and_changes_nothing(synced: Proje
     output = result.stdout + result.stderr
     assert result.returncode == case.exit_code, output[-3000:]
     line = first_error_line(result.stderr)
+    print(f"{case.name}: exit {result.returncode}: {line}")  # the catalogue's outcomes, with pytest -rP
     assert case.needle in line, f"{case.needle!r} not in the first error line {line!r}:\n{result.stderr[-3000:]}"
     assert "Traceback" not in output
     assert SECRET not in output and "S3cr3t" not in output

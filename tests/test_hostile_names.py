@@ -1,6 +1,6 @@
-"""Hostile names from the source catalog go the whole way (generate, extract, dbt build, verify) as
-names: the replica is exact and nothing else in either database changes; a name the replica cannot
-hold exactly is refused before anything is written."""
+"""Hostile names from the source catalog go the whole way (generate, extract, dbt build, verify, an
+as-of history) as names: the replica is exact and nothing else in either database changes; a name
+the replica cannot hold exactly is refused before anything is written."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import psycopg
@@ -23,6 +23,7 @@ from extract.errors import TidemarkError
 from extract.naming import MAX_NAME_BYTES, RESERVED_COLUMNS, RESERVED_PREFIX, target_names
 from extract.quoting import ParameterSafeIdentifier
 from extract.seeds import fold_name
+from extract.snapshot_run import SnapshotLanding
 from extract.verify import verify_tables
 from tests.conftest import Project, new_project
 from tests.replica_check import assert_replicas_equal
@@ -126,8 +127,8 @@ def write_seed(project: Project, schema: str, table: str, cursor: str) -> None:
     path = project.root / "seeds" / "sync_tables.csv"
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["source_schema", "source_table", "cursor_column", "primary_key", "enabled"])
-        writer.writerow([schema, table, cursor, "", "true"])
+        writer.writerow(["source_schema", "source_table", "cursor_column", "primary_key", "enabled", "asof_history"])
+        writer.writerow([schema, table, cursor, "", "true", "true"])
     project.close()
 
 
@@ -136,7 +137,7 @@ def acceptable(project: Project, schema: str, table: str, columns: list[str]) ->
     names = target_names(project.settings.source, {"127.0.0.1": "demo"}, schema, table)
     replica_columns = [c.lower() for c in columns]
     return (
-        all(len(n.encode()) <= MAX_NAME_BYTES for n in names.identifiers)
+        all(len(n.encode()) <= MAX_NAME_BYTES for n in names.identifiers(asof_history=True))
         and all(len(c.encode()) <= MAX_NAME_BYTES for c in replica_columns)
         and len(set(replica_columns)) == len(replica_columns)
         and not any(c.startswith(RESERVED_PREFIX) or c in RESERVED_COLUMNS for c in replica_columns)
@@ -159,6 +160,21 @@ def change_source(project: Project, schema: str, table: str, key: str, others: l
             sql.SQL("insert into {} values ({})").format(safe_ref, sql.SQL(", ").join(sql.Placeholder() * len(row))),
             row,
         )
+
+
+def check_history(project: Project, as_of: date) -> None:
+    """A snapshot of the source as of `as_of` lands and is applied: the history holds each row once."""
+    config = project.extractor.enabled_tables()[0]
+    landing = SnapshotLanding(project.extractor, config, as_of, None)
+    rows = landing.run(lambda event, details: None).rows_landed
+    project.build()
+    names = landing.plan.names
+    current = project.scalar(
+        sql.SQL("select count(*) from {} where valid_to is null").format(
+            sql.Identifier(names.schema, names.asof_history_table)
+        )
+    )
+    assert current == rows > 0
 
 
 def check_exact(project: Project) -> None:
@@ -186,12 +202,14 @@ def run_case(project: Project, schema: str, table: str, key: str, others: list[s
     project.extract()
     project.build()
     check_exact(project)
+    check_history(project, date(2026, 1, 1))
     change_source(project, schema, table, key, others, cursor)
     with project.source() as conn:
         source_changed = catalog(conn)
     project.extract()
     project.build()
     check_exact(project)
+    check_history(project, date(2026, 1, 2))
     with project.source() as conn:
         assert catalog(conn) == source_changed == source_before
     with project.target() as conn:

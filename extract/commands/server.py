@@ -18,10 +18,10 @@ def home() -> Path:
 
 def port() -> int:
     text = os.environ.get("TIDEMARK_PG_PORT", str(DEFAULT_PORT))
-    if not text.isdigit():
+    if not text.isdigit() or not 0 < int(text) < 65536:
         from extract.errors import TidemarkError
 
-        raise TidemarkError(f"TIDEMARK_PG_PORT must be a number, not {text!r}")
+        raise TidemarkError(f"TIDEMARK_PG_PORT must be a port number (1 to 65535), not {text!r}")
     return int(text)
 
 
