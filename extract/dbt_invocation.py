@@ -57,6 +57,8 @@ class InProcessDbt:
         self._manifest: Any = None
         self._project = Path(self.args[self.args.index("--project-dir") + 1])
         self._parsed = project_fingerprint(self._project)
+        #: Why the last run failed, in a line: dbt's exception, or the nodes that failed and dbt's message.
+        self.failure: str | None = None
         #: Why dbt's own parser refuses the arguments (None: it takes them), set once dbt is imported.
         self._refusal: str | None = None
         self._checked = threading.Event()
@@ -70,9 +72,6 @@ class InProcessDbt:
             self._checked.set()
         if self._refusal is None:
             self._parse()
-
-    #: Why the last run failed, in a line: dbt's exception, or the nodes that failed and dbt's message.
-    failure: str | None = None
 
     def check_arguments(self) -> None:
         """Refuse arguments dbt's own command line would refuse (waits for dbt's import, not its parse)."""

@@ -57,10 +57,10 @@ class TargetNames:
 
     def identifiers(self, asof_history: bool) -> tuple[str, ...]:
         """Every name the target holds for this table: its schema and each relation beside the replica."""
-        names = (self.schema, self.table, self.staging_table, self.first_sync_table, self.table + HISTORY_SUFFIX)
+        names = [self.schema, self.table, self.staging_table, self.first_sync_table, self.table + HISTORY_SUFFIX]
         if asof_history:
-            names += (self.snapshot_table, self.snapshot_table + "__run", self.asof_history_table)
-        return names
+            names += [self.snapshot_table, self.snapshot_table + "__run", self.asof_history_table]
+        return tuple(names)
 
 
 def check_name_fits(name: str, what: str) -> None:

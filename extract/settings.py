@@ -121,11 +121,14 @@ def parse_duration(
         raise TidemarkError(f"{name} must be a duration such as 0s, 90s, 5m or 1h, not {text!r}")
     seconds = float(match.group("amount")) * _UNITS[match.group("unit")]
     if not minimum.total_seconds() <= seconds <= maximum.total_seconds():
-        raise TidemarkError(f"{name} must be from {_spoken(minimum)} to {_spoken(maximum)}, not {text!r}")
+        raise TidemarkError(
+            f"{name} must be from {spoken_duration(minimum)} to {spoken_duration(maximum)}, not {text!r}"
+        )
     return timedelta(seconds=seconds)
 
 
-def _spoken(duration: timedelta) -> str:
+def spoken_duration(duration: timedelta) -> str:
+    """A duration as it would be written on the command line: 90s, 5m, 1.5h, 7d."""
     seconds = duration.total_seconds()
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size and seconds % size == 0:

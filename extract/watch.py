@@ -16,14 +16,8 @@ from datetime import UTC, datetime, timedelta
 from types import FrameType
 
 from extract.errors import TidemarkError, first_line
+from extract.settings import spoken_duration
 from extract.sync_pass import Outcome, SyncPass, print_report
-
-
-def _as_duration(seconds: float) -> str:
-    for unit, size in (("h", 3600), ("m", 60)):
-        if seconds >= size and seconds % size == 0:
-            return f"{seconds / size:g}{unit}"
-    return f"{seconds:g}s"
 
 
 class Watch:
@@ -53,7 +47,7 @@ class Watch:
         signal.signal(signal.SIGTERM, self._stop)
         pid = os.getpid()
         self._say(
-            f"syncing every {_as_duration(self.interval)}; `kill -USR1 {pid}` syncs now, "
+            f"syncing every {spoken_duration(timedelta(seconds=self.interval))}; `kill -USR1 {pid}` syncs now, "
             f"`kill -TERM {pid}` stops after the sync under way"
         )
         try:

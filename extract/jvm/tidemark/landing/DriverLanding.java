@@ -55,10 +55,7 @@ public final class DriverLanding {
             return landPartition(sourceUrl, sourceProperties, relation, filter, targetTypes, targetUrl,
                     targetProperties, copyStatement, markStatement, runId, tagged, partitionNumber);
         } catch (SQLException | RuntimeException e) {
-            if (e instanceof LandingFailure) {
-                throw (LandingFailure) e;
-            }
-            throw new LandingFailure("partition " + partitionNumber, e);
+            throw LandingFailure.of("partition " + partitionNumber, e);
         }
     }
 

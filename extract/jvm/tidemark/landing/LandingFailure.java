@@ -13,8 +13,13 @@ import org.postgresql.util.ServerErrorMessage;
 public final class LandingFailure extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    LandingFailure(String what, Throwable cause) {
+    private LandingFailure(String what, Throwable cause) {
         super(what + ": " + describe(cause), cause);
+    }
+
+    /** The failure of `what` caused by `cause`; `cause` itself when it already is one. */
+    static LandingFailure of(String what, Exception cause) {
+        return cause instanceof LandingFailure ? (LandingFailure) cause : new LandingFailure(what, cause);
     }
 
     /** The cause in one line: a server error with its context, else the exception's first line. */

@@ -67,10 +67,7 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
         try {
             return land(number, rows);
         } catch (SQLException | RuntimeException e) {
-            if (e instanceof LandingFailure) {
-                throw (LandingFailure) e;
-            }
-            throw new LandingFailure("partition " + number, e);
+            throw LandingFailure.of("partition " + number, e);
         }
     }
 
