@@ -194,11 +194,11 @@ def _split_userinfo(rest: str) -> tuple[str | None, str]:
         host, slash, _ = rest[position + 1 :].partition("/")
         if slash and _HOST_PORT.match(host):
             return rest[:position], rest[position + 1 :]
-    head = rest.split("?", 1)[0]
-    if "@" in head:  # no host after any: still never show what stands before the last one
-        auth, _, after = head.rpartition("@")
-        return auth, after + rest[len(head) :]
-    return None, rest
+    if "@" not in rest or _HOST_PORT.match(rest.partition("/")[0]):
+        return None, rest  # no userinfo: any `@` is in the database name or the query
+    # No host after any `@`: malformed, but still never show what stands before the last one.
+    auth, _, after = rest.rpartition("@")
+    return auth, after
 
 
 def _parse_postgres(url: str, rest: str) -> DatabaseUrl:

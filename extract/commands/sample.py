@@ -10,6 +10,7 @@ from pathlib import Path
 from extract.sample import load_sample, sync_table_rows
 from extract.settings import source_from_env
 from extract.spark import get_spark
+from extract.target_types import TargetTypes
 from extract.typemap import TypeMap
 
 
@@ -24,7 +25,12 @@ def main(argv: Sequence[str]) -> int:
     source = source_from_env(os.environ)
     spark = get_spark(os.environ.get("TIDEMARK_SPARK_MASTER", "local[*]"))
     project = Path(os.environ.get("TIDEMARK_PROJECT_DIR", "."))
-    loaded = load_sample(args.dataset, source, spark, TypeMap(project / "seeds"), args.table)
+    # The stand-in source is PostgreSQL: the type map's target types are checked by it before any table is made.
+    types = TargetTypes(source)
+    try:
+        loaded = load_sample(args.dataset, source, spark, TypeMap(project / "seeds", types.problem), args.table)
+    finally:
+        types.close()
     for sample, rows in loaded:
         print(f"{sample.table.qualified}: {rows} rows")
     print(f"{len(loaded)} tables, {sum(rows for _, rows in loaded)} rows loaded into {source.display}")
