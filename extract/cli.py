@@ -139,7 +139,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         parallel=args.parallel,
     )
     dbt = None if dbt_args is None else InProcessDbt(dbt_args, settings.project_dir)
-    runtime = SparkRuntime(settings.spark_master, settings.extra_jars, verbose=args.verbose)
+    runtime = SparkRuntime(settings.spark_master, settings.extra_jars, verbose=args.verbose, jvm_log=settings.jvm_log)
     request = PassRequest(
         table_names=None if args.all else list(args.table),
         as_of=as_of,

@@ -62,6 +62,11 @@ class Settings:
     def seeds_dir(self) -> Path:
         return self.project_dir / "seeds"
 
+    @property
+    def jvm_log(self) -> Path:
+        """Where the driver JVM's own output goes (beside dbt's log), unless --verbose shows it."""
+        return self.project_dir / "logs" / "tidemark-jvm.log"
+
 
 def _require(env: Mapping[str, str], name: str, hint: str) -> str:
     value = env.get(name, "").strip()

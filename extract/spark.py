@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,23 @@ def spark_conf(
     )
 
 
+@contextmanager
+def _stderr_to(path: Path) -> Iterator[None]:
+    """The JVM launched meanwhile writes its stderr to `path`: the JVM's and Spark's start-up notices
+    (incubator modules, the default log level) are not for the user; a crash of the JVM is kept there."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(log, 2)  # the child inherits descriptor 2 as it is now
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(log)
+
+
 class SparkRuntime:
     """Spark's driver JVM, started at once; Spark's context and session inside it only when first used.
 
@@ -71,11 +90,13 @@ class SparkRuntime:
         extra_jars: tuple[str, ...] = (),
         java_options: str | None = None,
         verbose: bool = False,
+        jvm_log: Path | None = None,
     ):
         self._conf = spark_conf(master, extra_jars, java_options, verbose)
         self._log_level = "ERROR" if verbose else "OFF"
         # Launches the JVM with the settings above (spark-submit's --conf), or finds the running one.
-        SparkContext._ensure_initialized(conf=self._conf)
+        with nullcontext() if verbose or jvm_log is None else _stderr_to(jvm_log):
+            SparkContext._ensure_initialized(conf=self._conf)
         self._session: SparkSession | None = None
         self._lock = threading.Lock()
 
@@ -131,7 +152,10 @@ class SparkRuntime:
 
 
 def get_spark(
-    master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None
+    master: str = "local[*]",
+    extra_jars: tuple[str, ...] = (),
+    java_options: str | None = None,
+    jvm_log: Path | None = None,
 ) -> SparkSession:
     """The session, started now."""
-    return SparkRuntime(master, extra_jars, java_options).session
+    return SparkRuntime(master, extra_jars, java_options, jvm_log=jvm_log).session

@@ -17,7 +17,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--master", help="Spark master URL")
     args = parser.parse_args(argv)
     settings = load_settings(master=args.master)
-    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars))
+    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log))
     try:
         plans = [extractor.plan(config) for config in extractor.enabled_tables()]
     finally:

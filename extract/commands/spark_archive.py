@@ -33,7 +33,10 @@ def main(argv: Sequence[str]) -> int:
     # The JVM writes the archive when it exits; it becomes visible under its name only then, whole.
     # Writing it lists every class it leaves out (signed jars, generated classes): errors only.
     spark = get_spark(
-        "local[2]", extra, java_options=f"-XX:ArchiveClassesAtExit={partial} -Xlog:disable -Xlog:all=error:stderr"
+        "local[2]",
+        extra,
+        java_options=f"-XX:ArchiveClassesAtExit={partial} -Xlog:disable -Xlog:all=error:stderr",
+        jvm_log=path.parent / "spark-archive.log",
     )
     spark.range(0, 1000, numPartitions=2).selectExpr("id", "cast(id as string) as text").collect()
     gateway = spark.sparkContext._gateway

@@ -23,7 +23,7 @@ def parser_for(command: str, description: str | None) -> argparse.ArgumentParser
 @contextmanager
 def selected_plans(args: argparse.Namespace) -> Iterator[tuple[Extractor, Sequence[TablePlan]]]:
     settings = load_settings(master=args.master)
-    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars))
+    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log))
     try:
         configs = [extractor.find(n) for n in args.table] if args.table else extractor.enabled_tables()
         yield extractor, [extractor.plan(config) for config in configs]

@@ -14,7 +14,11 @@ configured as (
     select
         source_schema,
         source_table,
-        lower(enabled) not in ('false', '0', 'no', 'n', 'f') as enabled
+        {% if 'enabled' in tidemark_column_names(ref('sync_tables')) -%}
+            lower(enabled) not in ('false', '0', 'no', 'n', 'f')
+        {%- else -%}
+            true
+        {%- endif %} as enabled
     from {{ ref('sync_tables') }}
 ),
 
