@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 
+from extract import __version__
 from extract.errors import EXIT_CODES, TidemarkError
 from extract.secrets import mask
 
@@ -94,6 +95,7 @@ def _extract_parser() -> argparse.ArgumentParser:
         help="sync again every DURATION (such as 30s, 5m or 1h) in this process, which keeps Spark and dbt "
         "loaded between syncs, until SIGTERM; SIGUSR1 syncs at once; --json prints a line per sync",
     )
+    parser.add_argument("--version", action="version", version=f"tidemark {__version__}")
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     parser.add_argument(
         "--verbose", action="store_true", help="with an error, also print its Python and Java stack traces"
