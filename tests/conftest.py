@@ -130,6 +130,13 @@ class Project:
             raise AssertionError(f"dbt {' '.join(args)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-2000:]}")
         return result
 
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """`python -m extract ARGS` as a user runs it, in this project's environment."""
+        env = {**os.environ, **self.env, "DBT_PROFILES_DIR": str(self.root)}
+        return subprocess.run(
+            [sys.executable, "-m", "extract", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
+        )
+
     def build(self, check: bool = True) -> subprocess.CompletedProcess[str]:
         return self.dbt("build", check=check)
 

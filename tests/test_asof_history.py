@@ -4,9 +4,6 @@
 from __future__ import annotations
 
 import csv
-import os
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -17,7 +14,7 @@ import pytest
 
 from extract.errors import MergeError, TidemarkError
 from extract.snapshot_run import SnapshotLanding
-from tests.conftest import REPO, Project
+from tests.conftest import Project
 
 SCHEMA_PREFIX = "demo__"
 SEED_HEADER = "source_schema,source_table,cursor_column,primary_key,enabled,asof_history\n"
@@ -168,30 +165,19 @@ def test_bad_snapshots_are_refused_and_nothing_is_applied(prices: Project, tmp_p
     assert statuses == [("failed",), ("failed",)]  # the file errors stop before a run starts
 
 
-def run_cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "extract", *args],
-        cwd=REPO,
-        env={**os.environ, **project.env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_command_line(prices: Project) -> None:
     source_rows(prices, [(1, "X", None)])
-    bad = run_cli(prices, "--table", "dbo.Prices", "--snapshot-date", "2026-12-32")
+    bad = prices.cli("--table", "dbo.Prices", "--snapshot-date", "2026-12-32")
     assert bad.returncode == 2 and "--snapshot-date '2026-12-32' is not a date" in bad.stderr
-    alone = run_cli(prices, "--table", "dbo.Prices", "--snapshot-file", "x.csv")
+    alone = prices.cli("--table", "dbo.Prices", "--snapshot-file", "x.csv")
     assert alone.returncode == 2 and "--snapshot-file 'x.csv' needs --snapshot-date" in alone.stderr
-    landed = run_cli(prices, "--table", "dbo.Prices", "--snapshot-date", "2026-12-01", "--json")
+    landed = prices.cli("--table", "dbo.Prices", "--snapshot-date", "2026-12-01", "--json")
     assert landed.returncode == 0, landed.stderr
     assert '"as_of": "2026-12-01"' in landed.stdout and '"rows_landed": 1' in landed.stdout
 
     seed = prices.root / "seeds" / "sync_tables.csv"
     seed.write_text(SEED_HEADER + "dbo,Prices,,,true,false\n")
-    refused = run_cli(prices, "--table", "dbo.Prices", "--snapshot-date", "2026-12-01")
+    refused = prices.cli("--table", "dbo.Prices", "--snapshot-date", "2026-12-01")
     # Configuration, found while planning: nothing runs.
     assert refused.returncode == 2 and "dbo.Prices keeps no as-of history" in refused.stderr
 

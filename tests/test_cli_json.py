@@ -14,17 +14,6 @@ from tests.demo_fixture import demo
 __all__ = ["demo"]
 
 
-def _extract(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "extract", *args],
-        cwd=REPO,
-        env={**os.environ, **project.env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_json_summary_and_exit_code_when_one_table_fails(demo: Project) -> None:
     # A key the source does not enforce, held twice: the run fails while landing, the others land.
     with demo.source() as conn:
@@ -32,7 +21,7 @@ def test_json_summary_and_exit_code_when_one_table_fails(demo: Project) -> None:
         conn.execute("""insert into dbo."Events" values (1, 'a'), (1, 'again')""")
     seed = demo.root / "seeds" / "sync_tables.csv"
     seed.write_text(seed.read_text() + "dbo,Events,,Id,true\n")
-    result = _extract(demo, "--all", "--json")
+    result = demo.cli("--all", "--json")
     assert result.returncode == 1, result.stderr[-3000:]
     summary = json.loads(result.stdout)
     by_table = {entry["table"]: entry for entry in summary["tables"]}
@@ -50,7 +39,7 @@ def test_json_summary_and_exit_code_when_one_table_fails(demo: Project) -> None:
 def test_a_configuration_error_in_one_table_stops_every_table_before_anything_lands(demo: Project) -> None:
     seed = demo.root / "seeds" / "sync_tables.csv"
     seed.write_text(seed.read_text() + "dbo,Vanished,,,true\n")
-    result = _extract(demo, "--all", "--json")
+    result = demo.cli("--all", "--json")
     assert result.returncode == 2
     assert result.stdout == ""
     assert "error: unknown table 'dbo.Vanished'" in result.stderr

@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
-from tests.conftest import REPO, Project
+from tests.conftest import Project
 from tests.demo_fixture import committed_watermark, demo, refuse_credit_limit_change
 from tests.replica_check import assert_replicas_equal
 
 __all__ = ["demo"]
 
 
-def _extract(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **project.env, "DBT_PROFILES_DIR": str(project.root)}
-    return subprocess.run(
-        [sys.executable, "-m", "extract", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
-    )
-
-
 def test_dbt_after_landing_merges_every_table_and_keeps_stdout_for_json(demo: Project) -> None:
-    result = _extract(demo, "--all", "--json", "--dbt", "build")
+    result = demo.cli("--all", "--json", "--dbt", "build")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     summary = json.loads(result.stdout)  # dbt's own output went to stderr
     assert summary["failed"] == 0
@@ -35,12 +25,12 @@ def test_dbt_after_landing_merges_every_table_and_keeps_stdout_for_json(demo: Pr
 
 
 def test_a_failed_dbt_exits_5_and_leaves_the_watermark(demo: Project) -> None:
-    first = _extract(demo, "--all", "--dbt", "build")
+    first = demo.cli("--all", "--dbt", "build")
     assert first.returncode == 0, first.stdout[-4000:]
     before = committed_watermark(demo, "customers")
     assert before is not None
     replica = refuse_credit_limit_change(demo, 5)
-    failed = _extract(demo, "--table", "dbo.Customers", "--quiet", "--dbt", "run --select replica state")
+    failed = demo.cli("--table", "dbo.Customers", "--quiet", "--dbt", "run --select replica state")
     assert failed.returncode == 5, failed.stdout[-2000:] + failed.stderr[-2000:]
     # dbt's reason, in the line that says it failed: the model and the constraint the merge broke.
     reason = next(line for line in failed.stderr.splitlines() if "dbt run --select replica state failed (" in line)
@@ -61,7 +51,7 @@ def test_dbt_arguments_that_are_not_a_command_are_refused_before_anything_runs(d
         ("docs generate", "dbt docs does not merge anything"),
         ("run --select 'replica", "No closing quotation"),
     ]:
-        result = _extract(demo, "--all", "--dbt", bad)
+        result = demo.cli("--all", "--dbt", bad)
         assert result.returncode == 2, result.stderr[-2000:]
         assert f"--dbt {bad!r}" in result.stderr and why in result.stderr
     assert demo.scalar("select count(*) from pg_namespace where nspname = '_migration'") == 0

@@ -3,26 +3,12 @@ line the run log keeps; the Java stack trace only with --verbose."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import REPO, Project
+from tests.conftest import Project
 from tests.demo_fixture import demo
 
 __all__ = ["demo"]
-
-
-def _extract(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "extract", *args],
-        cwd=REPO,
-        env={**os.environ, **project.env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def _logged_error(project: Project, table: str) -> str:
@@ -43,7 +29,7 @@ def test_a_value_the_target_refuses_is_named_with_its_column(demo: Project, tmp_
         "1,Ann,ann@example.com,AT,abc,true,6f1e9b5e-54a8-4a4a-9c61-0c2b4f4a3f10,2026-01-01 00:00:00\n"
     )
     command = ["--table", "dbo.Customers", "--snapshot-date", "2026-01-01", "--snapshot-file", str(snapshot)]
-    result = _extract(demo, *command)
+    result = demo.cli(*command)
     assert result.returncode == 1, result.stderr[-3000:]
     errors = [line for line in result.stderr.splitlines() if line.startswith("error: dbo.Customers:")]
     assert len(errors) == 1, result.stderr[-3000:]
@@ -58,7 +44,7 @@ def test_a_value_the_target_refuses_is_named_with_its_column(demo: Project, tmp_
         ).fetchone()
     assert logged is not None and logged[0] == line.removeprefix("error: dbo.Customers: ")
 
-    verbose = _extract(demo, *command, "--verbose")
+    verbose = demo.cli(*command, "--verbose")
     assert verbose.returncode == 1
     assert "\tat tidemark.landing." in verbose.stderr  # the Java stack trace, asked for
 
@@ -71,7 +57,7 @@ def test_a_column_added_in_the_source_is_named(demo: Project) -> None:
             """update dbo."Orders" set "Channel" = 'web', "UpdatedAt" = clock_timestamp() at time zone 'UTC'
             where "OrderID" <= 3"""
         )
-    result = _extract(demo, "--table", "dbo.Orders")
+    result = demo.cli("--table", "dbo.Orders")
     assert result.returncode == 1, result.stderr[-3000:]
     line = next(line for line in result.stderr.splitlines() if line.startswith("error: dbo.Orders:"))
     assert 'column "channel"' in line and "stg__orders" in line, line

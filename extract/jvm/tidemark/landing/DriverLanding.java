@@ -52,56 +52,38 @@ public final class DriverLanding {
             boolean tagged,
             int partitionNumber) {
         try {
-            return landPartition(sourceUrl, sourceProperties, relation, filter, targetTypes, targetUrl,
-                    targetProperties, copyStatement, markStatement, runId, tagged, partitionNumber);
-        } catch (SQLException | RuntimeException e) {
-            throw LandingFailure.of("partition " + partitionNumber, e);
-        }
-    }
-
-    private static long[] landPartition(
-            String sourceUrl,
-            Properties sourceProperties,
-            String relation,
-            String filter,
-            String[] targetTypes,
-            String targetUrl,
-            Properties targetProperties,
-            String copyStatement,
-            String markStatement,
-            long runId,
-            boolean tagged,
-            int partitionNumber)
-            throws SQLException {
-        Map<String, String> settings = new java.util.HashMap<>();
-        for (String name : sourceProperties.stringPropertyNames()) {
-            settings.put(name, sourceProperties.getProperty(name));
-        }
-        settings.put("fetchsize", "10000");
-        JDBCOptions options = new JDBCOptions(sourceUrl, relation, scala.collection.immutable.Map$.MODULE$.from(
-                CollectionConverters.asScala(settings)));
-        JdbcDialect dialect = JdbcDialects.get(sourceUrl);
-        StructField[] fields = Arrays.copyOf(JDBCRDD.resolveTable(options).fields(), targetTypes.length);
-        String columns = Arrays.stream(fields)
-                .map(field -> dialect.quoteIdentifier(field.name()))
-                .collect(Collectors.joining(", "));
-        String query = "SELECT " + columns + " FROM " + relation + " WHERE " + filter;
-        PartitionLander lander = CopyLanding.lander(
-                fields, targetTypes, targetUrl, targetProperties, copyStatement, markStatement, runId,
-                tagged, new int[] {partitionNumber});
-        try (Connection source = dialect.createConnectionFactory(options).apply(-1)) {
-            dialect.beforeFetch(source, options);
-            try (PreparedStatement statement =
-                    source.prepareStatement(query, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {
-                statement.setFetchSize(options.fetchSize());
-                try (ResultSet result = statement.executeQuery()) {
-                    scala.collection.Iterator<InternalRow> rows = JdbcUtils$.MODULE$.resultSetToSparkInternalRows(
-                            result, dialect, new StructType(fields), new InputMetrics(), scala.Option.empty());
-                    Iterator<InternalRow> javaRows = CollectionConverters.asJava(rows);
-                    long[] landed = lander.call(0, javaRows).next();
-                    return new long[] {landed[1], landed[2]};
+            Map<String, String> settings = new java.util.HashMap<>();
+            for (String name : sourceProperties.stringPropertyNames()) {
+                settings.put(name, sourceProperties.getProperty(name));
+            }
+            settings.put("fetchsize", "10000");
+            JDBCOptions options = new JDBCOptions(sourceUrl, relation, scala.collection.immutable.Map$.MODULE$.from(
+                    CollectionConverters.asScala(settings)));
+            JdbcDialect dialect = JdbcDialects.get(sourceUrl);
+            StructField[] fields = Arrays.copyOf(JDBCRDD.resolveTable(options).fields(), targetTypes.length);
+            String columns = Arrays.stream(fields)
+                    .map(field -> dialect.quoteIdentifier(field.name()))
+                    .collect(Collectors.joining(", "));
+            String query = "SELECT " + columns + " FROM " + relation + " WHERE " + filter;
+            PartitionLander lander = CopyLanding.lander(
+                    fields, targetTypes, targetUrl, targetProperties, copyStatement, markStatement, runId,
+                    tagged, new int[] {partitionNumber});
+            try (Connection source = dialect.createConnectionFactory(options).apply(-1)) {
+                dialect.beforeFetch(source, options);
+                try (PreparedStatement statement =
+                        source.prepareStatement(query, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {
+                    statement.setFetchSize(options.fetchSize());
+                    try (ResultSet result = statement.executeQuery()) {
+                        scala.collection.Iterator<InternalRow> rows = JdbcUtils$.MODULE$.resultSetToSparkInternalRows(
+                                result, dialect, new StructType(fields), new InputMetrics(), scala.Option.empty());
+                        Iterator<InternalRow> javaRows = CollectionConverters.asJava(rows);
+                        long[] landed = lander.call(0, javaRows).next();
+                        return new long[] {landed[1], landed[2]};
+                    }
                 }
             }
+        } catch (SQLException | RuntimeException e) {
+            throw LandingFailure.of("partition " + partitionNumber, e);
         }
     }
 }
