@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -121,7 +122,7 @@ def _snapshot_arguments(args: argparse.Namespace) -> tuple[date | None, Path | N
 def _run_extract(argv: Sequence[str]) -> int:
     args = _extract_parser().parse_args(argv)
     from extract.dbt_invocation import InProcessDbt, parse_dbt_args
-    from extract.settings import MAX_EVERY, MIN_EVERY, load_settings, parse_duration
+    from extract.settings import MAX_EVERY, MIN_EVERY, dbt_profile_env, load_settings, parse_duration
     from extract.spark import SparkRuntime
     from extract.sync_pass import PassRequest, SyncPass, print_report
     from extract.watch import Watch
@@ -140,6 +141,9 @@ def _run_extract(argv: Sequence[str]) -> int:
         partition_rows=args.partition_rows,
         parallel=args.parallel,
     )
+    if dbt_args is not None:
+        # dbt's profile reads the target's parts: TIDEMARK_TARGET_URL alone configures both.
+        os.environ.update(dbt_profile_env(settings.target))
     dbt = None if dbt_args is None else InProcessDbt(dbt_args, settings.project_dir)
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars, verbose=args.verbose, jvm_log=settings.jvm_log)
     request = PassRequest(

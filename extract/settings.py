@@ -90,10 +90,37 @@ def _with_credentials(url: DatabaseUrl, env: Mapping[str, str], prefix: str) -> 
     return url.with_credentials(user or url.user, password or url.password)
 
 
+def dbt_profile_env(target: DatabaseUrl) -> dict[str, str]:
+    """The variables the dbt profile (profiles.yml.example) reads, for the target at `target`."""
+    return {
+        "TIDEMARK_TARGET_HOST": target.host,
+        "TIDEMARK_TARGET_PORT": str(target.port),
+        "TIDEMARK_TARGET_USER": target.user or "",
+        "TIDEMARK_TARGET_PASSWORD": target.password or "",
+        "TIDEMARK_TARGET_DBNAME": target.database,
+    }
+
+
+def _agrees_with_profile(target: DatabaseUrl, env: Mapping[str, str]) -> None:
+    """Refuse TIDEMARK_TARGET_URL beside a dbt profile variable that names another server or database:
+    the extract would land in one place and dbt merge in another."""
+    for name, value in dbt_profile_env(target).items():
+        if name in {"TIDEMARK_TARGET_USER", "TIDEMARK_TARGET_PASSWORD"}:
+            continue  # compared in _with_credentials
+        given = env.get(name, "").strip()
+        if given and given != value:
+            raise TidemarkError(
+                f"TIDEMARK_TARGET_URL names {name.removeprefix('TIDEMARK_TARGET_').lower()} {value!r} but {name} "
+                f"is {given!r}: set the target once, in TIDEMARK_TARGET_URL (dbt is given its parts)"
+            )
+
+
 def target_from_env(env: Mapping[str, str]) -> DatabaseUrl:
     """TIDEMARK_TARGET_URL, else the variables the dbt profile reads."""
     if env.get("TIDEMARK_TARGET_URL", "").strip():
         target = parse_url(env["TIDEMARK_TARGET_URL"])
+        if target.dialect == "postgres":
+            _agrees_with_profile(target, env)
     elif env.get("TIDEMARK_TARGET_HOST", "").strip():
         port = env.get("TIDEMARK_TARGET_PORT", "5432")
         if not port.isdigit() or not 0 < int(port) < 65536:

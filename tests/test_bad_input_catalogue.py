@@ -113,6 +113,7 @@ CASES = [
         "sqlserver://",
         env={"TIDEMARK_TARGET_URL": "jdbc:sqlserver://h;databaseName=x"},
     ),
+    Case("target URL and profile disagree", ["--all"], "'elsewhere'", env={"TIDEMARK_TARGET_DBNAME": "elsewhere"}),
     Case("target user disagrees", ["--all"], "'someone_else'", env={"TIDEMARK_TARGET_USER": "someone_else"}),
     Case("safety window setting", ["--all"], "'forever'", env={"TIDEMARK_SAFETY_WINDOW": "forever"}),
     Case("partition threshold", ["--all"], "PARTITION_THRESHOLD", env={"PARTITION_THRESHOLD": "0"}),

@@ -55,3 +55,11 @@ def test_dbt_arguments_that_are_not_a_command_are_refused_before_anything_runs(d
         assert result.returncode == 2, result.stderr[-2000:]
         assert f"--dbt {bad!r}" in result.stderr and why in result.stderr
     assert demo.scalar("select count(*) from pg_namespace where nspname = '_migration'") == 0
+
+
+def test_the_target_url_alone_configures_dbt_too(demo: Project) -> None:
+    for name in ("TIDEMARK_TARGET_HOST", "TIDEMARK_TARGET_PORT", "TIDEMARK_TARGET_USER", "TIDEMARK_TARGET_DBNAME"):
+        del demo.env[name]
+    result = demo.cli("--all", "--dbt", "build")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    assert demo.scalar("select count(*) from _migration._migration_state where sync_status = 'success'") == 5
