@@ -25,10 +25,11 @@ class SourceError(TidemarkError):
     exit_code = 3
 
 
-class MergeError(TidemarkError):
-    """The staged batch cannot be merged as it is."""
+class BatchRefused(TidemarkError):
+    """A landed batch breaks a rule the merge relies on (a key held twice, a key left empty): the table's
+    run fails, and the other tables go on (exit 1)."""
 
-    exit_code = 4
+    exit_code = 1
 
 
 def first_line(exc: BaseException) -> str:

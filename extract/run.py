@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 
 from extract.catalog import SourceColumn, SourceTable
 from extract.dialects import Dialect, dialect_for
-from extract.errors import MergeError, TidemarkError, first_line
+from extract.errors import BatchRefused, TidemarkError, first_line
 from extract.first_sync import drop_first_sync_table, prepare_landing, promote
 from extract.jdbc import JdbcConnection
 from extract.landing import (
@@ -289,7 +289,7 @@ class Extractor:
             keep_latest_versions(conn, plan.names, plan.key_columns, target, record.run_id)
         elif duplicate is not None:
             sample = ", ".join(f"{k}={v!r}" for k, v in zip(plan.table.primary_key, duplicate, strict=True))
-            raise MergeError(
+            raise BatchRefused(
                 f"{plan.config.key}: the batch holds the key ({sample}) more than once; the source does not "
                 "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv"
             )

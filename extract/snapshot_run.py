@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 
 from extract import snapshot_log
-from extract.errors import MergeError, TidemarkError, first_line
+from extract.errors import BatchRefused, TidemarkError, first_line
 from extract.landing import duplicate_key_sample, ensure_snapshot_table, rows_without_key
 from extract.partition_log import Progress, load_plan, progress, record_plan
 from extract.partitions import Partition, plan_partitions
@@ -150,14 +150,14 @@ class SnapshotLanding:
             return  # key ranges of an enforced key hold each key once
         keyless = rows_without_key(conn, self.landing, self.plan.key_columns, record.run_id)
         if keyless:
-            raise MergeError(
+            raise BatchRefused(
                 f"{self.config.key}: the snapshot as of {self.as_of} has {keyless} row(s) with no value in the key "
                 f"({', '.join(self.plan.table.primary_key)}); every row of a snapshot needs its key"
             )
         duplicate = duplicate_key_sample(conn, self.landing, self.plan.key_columns, record.run_id)
         if duplicate is not None:
             sample = ", ".join(f"{k}={v!r}" for k, v in zip(self.plan.table.primary_key, duplicate, strict=True))
-            raise MergeError(
+            raise BatchRefused(
                 f"{self.config.key}: the snapshot as of {self.as_of} holds the key ({sample}) more than once; "
                 "a snapshot must hold each key once"
             )

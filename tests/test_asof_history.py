@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from extract.errors import MergeError, TidemarkError
+from extract.errors import BatchRefused, TidemarkError
 from extract.snapshot_run import SnapshotLanding
 from tests.conftest import Project
 
@@ -140,11 +140,11 @@ def test_snapshot_files_csv_and_parquet(prices: Project, tmp_path: Path) -> None
 def test_bad_snapshots_are_refused_and_nothing_is_applied(prices: Project, tmp_path: Path) -> None:
     repeated = tmp_path / "repeated.csv"
     repeated.write_text('ItemID,Name,Attrs,Photo\n7,"a",,\n7,"b",,\n')
-    with pytest.raises(MergeError, match=r"holds the key \(ItemID=7\) more than once"):
+    with pytest.raises(BatchRefused, match=r"holds the key \(ItemID=7\) more than once"):
         land(prices, DEC[1], repeated)
     keyless = tmp_path / "keyless.csv"
     keyless.write_text('ItemID,Name,Attrs,Photo\n7,"a",,\n,"b",,\n')
-    with pytest.raises(MergeError, match=r"has 1 row\(s\) with no value in the key \(ItemID\)"):
+    with pytest.raises(BatchRefused, match=r"has 1 row\(s\) with no value in the key \(ItemID\)"):
         land(prices, DEC[1], keyless)
     short = tmp_path / "short.csv"
     short.write_text("ItemID,Name,Colour\n1,a,red\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from extract.errors import MergeError, TidemarkError
+from extract.errors import BatchRefused, TidemarkError
 from extract.seeds import read_sync_tables
 from extract.settings import load_settings
 from tests.conftest import REPO, Project
@@ -119,7 +119,7 @@ def test_duplicate_keys_in_one_batch_stop_the_run_and_change_nothing(synced: Pro
         conn.execute('create table dbo."Events" ("Id" integer, "Payload" text, "ModifiedDate" timestamp)')
         conn.execute("""insert into dbo."Events" values (1, 'a', now()), (2, 'b', now()), (1, 'again', now())""")
     synced.write_sync_tables(["dbo,Events,,Id,true"])
-    with pytest.raises(MergeError) as caught:
+    with pytest.raises(BatchRefused) as caught:
         synced.extract("dbo.Events")
     assert "dbo.Events: the batch holds the key (Id=1) more than once" in str(caught.value)
     synced.generate()
