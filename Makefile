@@ -16,7 +16,7 @@ ENV := source .tidemark/demo.env &&
 SPARK_ARCHIVE := $(VENV)/.spark-archive
 
 JAVAC := $(or $(shell command -v javac),/usr/bin/javac)
-LANDING_SOURCES := $(wildcard extract/jvm/tidemark/landing/*.java)
+LANDING_SOURCES := $(wildcard extract/landing/jvm/tidemark/landing/*.java)
 
 install: $(STAMP) $(JDBC_JAR) $(JAVAC) $(SPARK_ARCHIVE)
 
@@ -26,7 +26,7 @@ $(STAMP): requirements.txt requirements-dev.txt constraints.txt
 		-r requirements.txt -r requirements-dev.txt
 	@touch $@
 
-# Builds the landing jar (extract/jvm), then the class archive: Spark's driver starts in about
+# Builds the landing jar (extract/landing/jvm), then the class archive: Spark's driver starts in about
 # half the time with its classes in a JVM archive (AppCDS).
 $(SPARK_ARCHIVE): $(STAMP) $(JDBC_JAR) $(JAVAC) $(LANDING_SOURCES)
 	mkdir -p $(XDG_RUNTIME_DIR)

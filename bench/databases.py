@@ -10,7 +10,7 @@ import psycopg
 from psycopg import sql
 
 from bench.tidemark_sync import REPO
-from extract import server
+from extract.devtools import server
 
 SOURCE_DB = "bench_source"
 TARGET_DB = "bench_target"

@@ -12,13 +12,14 @@ from datetime import date
 from pathlib import Path
 
 from extract import __version__
-from extract.errors import EXIT_CODES, TidemarkError
-from extract.secrets import mask
+from extract.core.errors import EXIT_CODES, TidemarkError
+from extract.core.secrets import mask
 
 USAGE = """\
 python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master URL] [--dbt ARGS] [--every DURATION]
                         [--quiet | --json]
        python -m extract --table SCHEMA.TABLE --snapshot-date YYYY-MM-DD [--snapshot-file PATH]
+       python -m extract init         make a folder a tidemark dbt project (or update tidemark's files in it)
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
        python -m extract check        great-expectations row counts, source vs replica
        python -m extract verify       row counts and content checksums, source vs replica
@@ -96,6 +97,16 @@ def _extract_parser() -> argparse.ArgumentParser:
         help="sync again every DURATION (such as 30s, 5m or 1h) in this process, which keeps Spark and dbt "
         "loaded between syncs, until SIGTERM; SIGUSR1 syncs at once; --json prints a line per sync",
     )
+    _add_general_options(parser)
+    return parser
+
+
+def _add_general_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--project-dir",
+        metavar="DIR",
+        help="the dbt project (default TIDEMARK_PROJECT_DIR, else the current folder); any command takes it",
+    )
     parser.add_argument("--version", action="version", version=f"tidemark {__version__}")
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     parser.add_argument(
@@ -104,12 +115,11 @@ def _extract_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--json", action="store_true", help="print a machine-readable summary on stdout (progress is left out)"
     )
-    return parser
 
 
 def _snapshot_arguments(args: argparse.Namespace) -> tuple[date | None, Path | None]:
     """The snapshot date and file asked for, checked before anything starts."""
-    from extract.snapshot_run import parse_snapshot_date
+    from extract.asof.run import parse_snapshot_date
 
     if args.snapshot_file is not None and args.snapshot_date is None:
         raise TidemarkError(f"--snapshot-file {args.snapshot_file!r} needs --snapshot-date: the date it is as of")
@@ -121,11 +131,11 @@ def _snapshot_arguments(args: argparse.Namespace) -> tuple[date | None, Path | N
 
 def _run_extract(argv: Sequence[str]) -> int:
     args = _extract_parser().parse_args(argv)
-    from extract.dbt_invocation import InProcessDbt, parse_dbt_args
-    from extract.settings import MAX_EVERY, MIN_EVERY, dbt_profile_env, load_settings, parse_duration
-    from extract.spark import SparkRuntime
+    from extract.config.settings import MAX_EVERY, MIN_EVERY, dbt_profile_env, load_settings, parse_duration
+    from extract.every import Watch
+    from extract.runtime.dbt import InProcessDbt, parse_dbt_args
+    from extract.runtime.spark import SparkRuntime
     from extract.sync_pass import PassRequest, SyncPass, print_report
-    from extract.watch import Watch
 
     as_of, snapshot_file = _snapshot_arguments(args)
     repeated = sorted({name for name in args.table or [] if args.table.count(name) > 1})
@@ -166,7 +176,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     return outcome.exit_code
 
 
-SUBCOMMANDS = ("generate", "check", "verify", "status", "server", "demo", "sample", "spark-archive", "jars")
+SUBCOMMANDS = ("init", "generate", "check", "verify", "status", "server", "demo", "sample", "spark-archive", "jars")
 
 
 def _subcommand(name: str) -> Callable[[Sequence[str]], int]:
@@ -176,10 +186,23 @@ def _subcommand(name: str) -> Callable[[Sequence[str]], int]:
     return entry
 
 
+def _take_project_dir(argv: list[str]) -> list[str]:
+    """Apply --project-dir DIR (anywhere on the line, for every command) as TIDEMARK_PROJECT_DIR."""
+    for i, arg in enumerate(argv):
+        if arg == "--project-dir" or arg.startswith("--project-dir="):
+            value = arg.partition("=")[2] if "=" in arg else (argv[i + 1] if i + 1 < len(argv) else "")
+            if not value:
+                raise TidemarkError("--project-dir needs a folder: the dbt project tidemark works in")
+            os.environ["TIDEMARK_PROJECT_DIR"] = value
+            return argv[:i] + argv[i + (1 if "=" in arg else 2) :]
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     verbose = "--verbose" in argv
     try:
+        argv = _take_project_dir(argv)
         if argv and not argv[0].startswith("-"):
             if argv[0] not in SUBCOMMANDS:
                 print(f"error: unknown command {argv[0]!r}\nusage: {USAGE}", file=sys.stderr)
@@ -194,3 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def console() -> None:
+    """The `tidemark` command that pip installs."""
+    sys.exit(main())

@@ -12,15 +12,17 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from extract.dbt_invocation import InProcessDbt
-from extract.errors import TidemarkError, first_line
-from extract.progress import ConsoleObserver
-from extract.run import Extractor, Observer
-from extract.secrets import mask
-from extract.seeds import SyncTable
-from extract.settings import Settings
-from extract.snapshot_run import SnapshotLanding
-from extract.spark import SparkRuntime
+from extract.asof.run import SnapshotLanding
+from extract.config.seeds import SyncTable
+from extract.config.settings import Settings
+from extract.console import ConsoleObserver
+from extract.core.errors import TidemarkError, first_line
+from extract.core.observer import Observer
+from extract.core.secrets import mask
+from extract.planning.planner import Planner
+from extract.runtime.dbt import InProcessDbt
+from extract.runtime.spark import SparkRuntime
+from extract.table_run import run_table
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,9 @@ class SyncPass:
         self.dbt = dbt
         self.request = request
 
-    def _tables(self, extractor: Extractor) -> list[SyncTable]:
+    def _tables(self, planner: Planner) -> list[SyncTable]:
         names = self.request.table_names
-        tables = extractor.enabled_tables() if names is None else [extractor.find(name) for name in names]
+        tables = planner.enabled_tables() if names is None else [planner.find(name) for name in names]
         if self.request.as_of is not None and names is None:
             tables = [t for t in tables if t.asof_history]
             if not tables:
@@ -77,30 +79,30 @@ class SyncPass:
         """
         request = self.request
         # Connections to the source live for one pass: a loop may sleep longer than a server keeps them.
-        extractor = Extractor(self.settings, self.runtime)
+        planner = Planner(self.settings, self.runtime)
         try:
-            tables = self._tables(extractor)
+            tables = self._tables(planner)
             observer = ConsoleObserver(quiet=request.quiet or request.json)
             workers = self.settings.max_parallel_transfers
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
-                jobs = list(pool.map(lambda config: self._job(extractor, config), tables))
+                jobs = list(pool.map(lambda config: self._job(planner, config), tables))
                 if self.dbt is not None:
                     self.dbt.check_arguments()  # dbt's own parser, before anything lands
                 summary = list(pool.map(lambda job: self._sync(job, observer), jobs))
         finally:
-            extractor.close()
+            planner.close()
         if not keep_runtime:
             self.runtime.stop()
         return self._finish(summary, len(tables))
 
-    def _job(self, extractor: Extractor, config: SyncTable) -> TableJob:
+    def _job(self, planner: Planner, config: SyncTable) -> TableJob:
         """What syncing one table takes, checked now: its plan, or its snapshot landing."""
         request = self.request
         if request.as_of is not None:
-            landing = SnapshotLanding(extractor, config, request.as_of, request.snapshot_file)
+            landing = SnapshotLanding(planner, config, request.as_of, request.snapshot_file)
             return TableJob(config, landing.run)
-        plan = extractor.plan(config)
-        return TableJob(config, lambda observer: extractor.run(config, observer, plan=plan))
+        plan = planner.plan(config)
+        return TableJob(config, lambda observer: run_table(planner, config, observer, plan=plan))
 
     def _sync(self, job: TableJob, observer: ConsoleObserver) -> dict[str, object]:
         try:

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import psycopg
 from psycopg import sql
 
-from extract.catalog import SourceColumn
-from extract.sample import SampleTable
+from extract.devtools.sample import SampleTable
+from extract.source.catalog import SourceColumn
 
 CURSOR = "ModifiedDate"
 NOW = sql.SQL("clock_timestamp() at time zone 'UTC'")

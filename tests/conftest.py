@@ -22,11 +22,13 @@ import pytest
 from psycopg import sql
 from pyspark.sql import SparkSession
 
-from extract import server
-from extract.generate import write_project_files
-from extract.run import Extractor, Observer, RunResult
-from extract.settings import Settings, load_settings
-from extract.spark import SparkRuntime, get_spark
+from extract.config.settings import Settings, load_settings
+from extract.core.observer import Observer
+from extract.devtools import server
+from extract.planning.planner import Planner
+from extract.project.generate import write_project_files
+from extract.runtime.spark import SparkRuntime, get_spark
+from extract.table_run import RunResult, run_table
 
 REPO = Path(__file__).resolve().parent.parent
 DATASETS = REPO.parent / "shared" / "datasets"
@@ -78,7 +80,7 @@ class Project:
             # Exact per-run counts in most tests; the window has tests of its own.
             "TIDEMARK_SAFETY_WINDOW": "0s",
         }
-        self._extractor: Extractor | None = None
+        self._planner: Planner | None = None
 
     @property
     def settings(self) -> Settings:
@@ -96,24 +98,24 @@ class Project:
         self.close()
 
     @property
-    def extractor(self) -> Extractor:
-        if self._extractor is None:
-            self._extractor = Extractor(self.settings, SparkRuntime("local[2]"))
-        return self._extractor
+    def planner(self) -> Planner:
+        if self._planner is None:
+            self._planner = Planner(self.settings, SparkRuntime("local[2]"))
+        return self._planner
 
     def close(self) -> None:
-        if self._extractor is not None:
-            self._extractor.close()
-            self._extractor = None
+        if self._planner is not None:
+            self._planner.close()
+            self._planner = None
 
     def generate(self) -> None:
-        plans = [self.extractor.plan(c) for c in self.extractor.enabled_tables()]
+        plans = [self.planner.plan(c) for c in self.planner.enabled_tables()]
         write_project_files(self.root, plans)
 
     def extract(self, table: str | None = None, observer: Observer | None = None) -> list[RunResult]:
-        configs = [self.extractor.find(table)] if table else self.extractor.enabled_tables()
+        configs = [self.planner.find(table)] if table else self.planner.enabled_tables()
         kwargs: dict[str, Any] = {"observer": observer} if observer else {}
-        return [self.extractor.run(c, **kwargs) for c in configs]
+        return [run_table(self.planner, c, **kwargs) for c in configs]
 
     def dbt(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, **self.env, "DBT_PROFILES_DIR": str(self.root), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extract.demo.generator import create_and_fill
+from extract.devtools.demo.generator import create_and_fill
 from tests.conftest import Project
 
 

@@ -23,8 +23,8 @@ def rows_of(conn_url: str, schema: str, table: str, columns: list[str], key: lis
 def assert_replicas_equal(project: Project) -> int:
     """Compare every enabled table; returns the number of rows compared."""
     compared = 0
-    for config in project.extractor.enabled_tables():
-        plan = project.extractor.plan(config)
+    for config in project.planner.enabled_tables():
+        plan = project.planner.plan(config)
         source_cols = [c.source.name for c in plan.columns]
         target_cols = [c.target_name for c in plan.columns]
         source = rows_of(

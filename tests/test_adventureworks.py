@@ -3,9 +3,9 @@ exactly, first sync and then through rounds of seeded random changes."""
 
 from __future__ import annotations
 
-from extract.sample import load_sample, sync_table_rows
-from extract.typemap import TypeMap
-from extract.verify import verify_tables
+from extract.devtools.sample import load_sample, sync_table_rows
+from extract.project.verify import verify_tables
+from extract.source.typemap import TypeMap
 from tests.aw_changes import apply_round, make_cursor_nullable
 from tests.conftest import DATASETS, Project
 from tests.replica_check import assert_replicas_equal
@@ -15,8 +15,8 @@ ADVENTUREWORKS = DATASETS / "adventureworks"
 
 def verify_all(project: Project) -> int:
     """The verify command's checks and an independent row-by-row comparison; returns the rows compared."""
-    plans = [project.extractor.plan(c) for c in project.extractor.enabled_tables()]
-    verified = verify_tables(project.extractor, plans)
+    plans = [project.planner.plan(c) for c in project.planner.enabled_tables()]
+    verified = verify_tables(project.planner, plans)
     assert [v.table for v in verified if not v.ok] == []
     compared = assert_replicas_equal(project)
     assert sum(v.replica_rows or 0 for v in verified) == compared

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from extract.errors import BatchRefused, TidemarkError
-from extract.snapshot_run import SnapshotLanding
+from extract.asof.run import SnapshotLanding
+from extract.core.errors import BatchRefused, TidemarkError
 from tests.conftest import Project
 
 SCHEMA_PREFIX = "demo__"
@@ -50,8 +50,8 @@ def source_rows(project: Project, rows: list[tuple[int, str, str | None]]) -> No
 
 
 def land(project: Project, as_of: date, file: Path | None = None, observer: Any = None) -> int:
-    config = project.extractor.find("dbo.Prices")
-    landing = SnapshotLanding(project.extractor, config, as_of, file)
+    config = project.planner.find("dbo.Prices")
+    landing = SnapshotLanding(project.planner, config, as_of, file)
     return landing.run(observer or (lambda event, details: None)).rows_landed
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from extract.errors import BatchRefused, TidemarkError
-from extract.seeds import read_sync_tables
-from extract.settings import load_settings
+from extract.config.seeds import read_sync_tables
+from extract.config.settings import load_settings
+from extract.core.errors import BatchRefused, TidemarkError
 from tests.conftest import REPO, Project
 from tests.demo_fixture import demo
 
@@ -69,9 +69,9 @@ def test_name_shaped_like_sql_injection_is_only_ever_a_name(synced: Project) -> 
 
 def test_table_not_configured(synced: Project) -> None:
     with pytest.raises(TidemarkError, match=r"unknown table 'dbo\.Nope': not in seeds/sync_tables\.csv"):
-        synced.extractor.find("dbo.Nope")
+        synced.planner.find("dbo.Nope")
     with pytest.raises(TidemarkError, match=r"'Customers' is not of the form SCHEMA\.TABLE"):
-        synced.extractor.find("Customers")
+        synced.planner.find("Customers")
 
 
 def test_cursor_override_that_is_not_temporal(synced: Project) -> None:

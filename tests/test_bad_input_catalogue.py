@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from extract.demo.generator import create_and_fill
+from extract.devtools.demo.generator import create_and_fill
 from tests.conftest import REPO, Project, new_project
 from tests.target_state import database_state
 

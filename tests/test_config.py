@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from extract.catalog import SourceColumn, SourceTable, column_from_type_text
-from extract.naming import target_names
-from extract.settings import load_settings
-from extract.typemap import TypeMap
-from extract.urls import JTDS_DRIVER, SQLSERVER_DRIVER, parse_url
+from extract.config.naming import target_names
+from extract.config.settings import load_settings
+from extract.config.urls import JTDS_DRIVER, SQLSERVER_DRIVER, parse_url
+from extract.source.catalog import SourceColumn, SourceTable, column_from_type_text
+from extract.source.typemap import TypeMap
 from tests.conftest import DATASETS, REPO
 
 SCHEMA_JSON = DATASETS / "adventureworks" / "schema.json"
@@ -103,14 +103,14 @@ def test_type_map_covers_more_sqlserver_types(text: str) -> None:
 
 
 def test_every_seed_parses(tmp_path: Path) -> None:
-    from extract.seeds import read_host_aliases, read_sync_tables
+    from extract.config.seeds import read_host_aliases, read_sync_tables
 
     assert read_host_aliases(REPO / "seeds")["127.0.0.1"] == "demo"
     assert {t.key for t in read_sync_tables(REPO / "seeds")} >= {"dbo.Customers", "dbo.OrderLines"}
 
 
 def test_generate_drops_dbt_partial_parse_cache(tmp_path: Path) -> None:
-    from extract.generate import write_project_files
+    from extract.project.generate import write_project_files
 
     cache = tmp_path / "target" / "partial_parse.msgpack"
     cache.parent.mkdir()

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from extract.errors import EXIT_CODES
+from extract.core.errors import EXIT_CODES
 from tests.conftest import REPO, Project
 from tests.demo_fixture import demo
 

@@ -6,9 +6,9 @@ import os
 import subprocess
 import sys
 
-from extract.checks import run_count_checks
-from extract.demo.changes import apply_changes
-from extract.verify import verify_tables
+from extract.devtools.demo.changes import apply_changes
+from extract.project.expectations import run_count_checks
+from extract.project.verify import verify_tables
 from tests.conftest import REPO, Project
 from tests.demo_fixture import demo, merge_counts
 from tests.replica_check import assert_replicas_equal
@@ -74,12 +74,12 @@ def test_full_refresh_table_deletes_rows_gone_from_source(demo: Project) -> None
 
 def test_row_count_check_passes_then_catches_a_missing_row(demo: Project) -> None:
     demo.sync()
-    plans = [demo.extractor.plan(c) for c in demo.extractor.enabled_tables()]
-    checks = run_count_checks(demo.extractor, plans, demo.settings.target)
+    plans = [demo.planner.plan(c) for c in demo.planner.enabled_tables()]
+    checks = run_count_checks(demo.planner, plans, demo.settings.target)
     assert [c.success for c in checks] == [True] * 5
     with demo.target() as conn:
         conn.execute(f'delete from "demo__{demo.source_db}__dbo".customers where customerid = 1')
-    checks = run_count_checks(demo.extractor, plans, demo.settings.target)
+    checks = run_count_checks(demo.planner, plans, demo.settings.target)
     failed = {c.table: (c.source_rows, c.replica_rows) for c in checks if not c.success}
     assert failed == {"dbo.Customers": (60, 59)}
 
@@ -99,14 +99,14 @@ def test_state_schema_is_closed_to_public(demo: Project) -> None:
 
 def test_verify_finds_a_changed_value_that_counts_cannot(demo: Project) -> None:
     demo.sync()
-    plans = [demo.extractor.plan(c) for c in demo.extractor.enabled_tables()]
-    assert all(v.ok for v in verify_tables(demo.extractor, plans))
+    plans = [demo.planner.plan(c) for c in demo.planner.enabled_tables()]
+    assert all(v.ok for v in verify_tables(demo.planner, plans))
     with demo.target() as conn:
         conn.execute(f"""update "demo__{demo.source_db}__dbo".products set listprice = listprice + 0.0001
             where sku = 'SKU-000003'""")
         conn.execute(f"""update "demo__{demo.source_db}__dbo".countries set name = rtrim(name) || ' '
             where countrycode = 'AT'""")
-    different = {v.table: (v.source_rows, v.replica_rows) for v in verify_tables(demo.extractor, plans) if not v.ok}
+    different = {v.table: (v.source_rows, v.replica_rows) for v in verify_tables(demo.planner, plans) if not v.ok}
     assert different == {"dbo.Products": (30, 30), "dbo.Countries": (12, 12)}
 
 

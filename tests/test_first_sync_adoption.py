@@ -147,7 +147,7 @@ def test_a_view_on_staging_makes_the_landed_rows_copy_into_it(demo: Project) -> 
     assert demo.scalar(f"select array_agg(distinct _tidemark_run_id) from {staging}") == [run.run_id]
     assert demo.scalar("select count(*) from public.staged_customers") == 60
     before = oid(demo, replica)
-    for config in demo.extractor.enabled_tables():
+    for config in demo.planner.enabled_tables():
         if config.key != "dbo.Customers":
             demo.extract(config.key)
     demo.build()

@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 from psycopg import sql
 from pyspark.sql import SparkSession
 
-from extract.errors import TidemarkError
-from extract.naming import MAX_NAME_BYTES, RESERVED_COLUMNS, RESERVED_PREFIX, target_names
-from extract.quoting import ParameterSafeIdentifier
-from extract.seeds import fold_name
-from extract.snapshot_run import SnapshotLanding
-from extract.verify import verify_tables
+from extract.asof.run import SnapshotLanding
+from extract.config.naming import MAX_NAME_BYTES, RESERVED_COLUMNS, RESERVED_PREFIX, target_names
+from extract.config.seeds import fold_name
+from extract.core.errors import TidemarkError
+from extract.core.quoting import ParameterSafeIdentifier
+from extract.project.verify import verify_tables
 from tests.conftest import Project, new_project
 from tests.replica_check import assert_replicas_equal
 
@@ -164,8 +164,8 @@ def change_source(project: Project, schema: str, table: str, key: str, others: l
 
 def check_history(project: Project, as_of: date) -> None:
     """A snapshot of the source as of `as_of` lands and is applied: the history holds each row once."""
-    config = project.extractor.enabled_tables()[0]
-    landing = SnapshotLanding(project.extractor, config, as_of, None)
+    config = project.planner.enabled_tables()[0]
+    landing = SnapshotLanding(project.planner, config, as_of, None)
     rows = landing.run(lambda event, details: None).rows_landed
     project.build()
     names = landing.plan.names
@@ -178,8 +178,8 @@ def check_history(project: Project, as_of: date) -> None:
 
 
 def check_exact(project: Project) -> None:
-    plans = [project.extractor.plan(c) for c in project.extractor.enabled_tables()]
-    different = [v for v in verify_tables(project.extractor, plans) if not v.ok]
+    plans = [project.planner.plan(c) for c in project.planner.enabled_tables()]
+    different = [v for v in verify_tables(project.planner, plans) if not v.ok]
     assert different == []
     assert assert_replicas_equal(project) > 0
 

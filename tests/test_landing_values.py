@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from extract.partitions import Partition
-from extract.transfer import copy_format
+from extract.partitions.plan import Partition
 from tests.conftest import Project
 
 COLUMNS = """
@@ -86,11 +85,16 @@ def _as_text(project: Project, url: str, schema: str, table: str, columns: list[
 
 @pytest.mark.parametrize(("table", "expected_format"), [("dbo.Values", "binary"), ("dbo.Timed", "text")])
 def test_edge_values_land_exactly(edge_tables: Project, table: str, expected_format: str) -> None:
-    extractor = edge_tables.extractor
-    plan = extractor.plan(extractor.find(table))
-    segment = extractor.read_segments(plan, None)[0]
-    frame, _ = extractor.partition_source(plan).frames([segment], [Partition(1, segment.name, None, None)])
-    assert copy_format(frame, plan.columns) == expected_format
+    planner = edge_tables.planner
+    plan = planner.plan(planner.find(table))
+    segment = planner.read_segments(plan, None)[0]
+    frame, _ = planner.partition_source(plan).frames([segment], [Partition(1, segment.name, None, None)])
+    # The format the landing classes choose: binary when every column has an exact binary form.
+    jvm = frame.sparkSession.sparkContext._jvm
+    types = frame.sparkSession.sparkContext._gateway.new_array(jvm.String, len(plan.columns))
+    for i, column in enumerate(plan.columns):
+        types[i] = column.target_type
+    assert jvm.tidemark.landing.CopyLanding.format(frame._jdf, types) == expected_format
 
     source = _as_text(
         edge_tables, edge_tables.source_url, plan.table.schema, plan.table.name, [c.source.name for c in plan.columns]

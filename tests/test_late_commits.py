@@ -63,8 +63,8 @@ def test_rows_re_read_inside_the_window_count_as_unchanged(demo: Project) -> Non
 
 @pytest.mark.parametrize("text", ["5 minutes", "-5m", "5", "m"])
 def test_bad_safety_window_is_named(text: str) -> None:
-    from extract.errors import TidemarkError
-    from extract.settings import load_settings
+    from extract.config.settings import load_settings
+    from extract.core.errors import TidemarkError
 
     env = {"TIDEMARK_SOURCE_URL": "postgresql://h/s", "TIDEMARK_TARGET_URL": "postgresql://h/t"}
     with pytest.raises(TidemarkError, match=f"TIDEMARK_SAFETY_WINDOW must be a duration .* not '{text}'"):

@@ -9,8 +9,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jinja2.sandbox import SandboxedEnvironment
 
-from extract.quoting import dbt_text, jinja_string
-from extract.seeds import read_sync_tables
+from extract.config.seeds import read_sync_tables
+from extract.core.quoting import dbt_text, jinja_string
 
 HOSTILE = ["{{ run_query('select 1') }}", "{% if %}", "{#", "}}", "x'~y~'", "a\\nb", "\\", "$$", "x\n", "é名🙂"]
 

@@ -1,4 +1,4 @@
-"""SCD2 history fed full snapshots in any order of dates (macros/tidemark_scd2_sync_sql.sql).
+"""SCD2 history fed full snapshots in any order of dates (macros/asof_history/tidemark_scd2_sync_sql.sql).
 
 The arbiter is the property: whatever the order the snapshots are synced in, the
 history equals the one implied by the snapshots in date order, where a version is

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from extract.secrets import mask, register
+from extract.core.secrets import mask, register
 from tests.conftest import REPO, Project
 from tests.demo_fixture import demo, refuse_credit_limit_change
 

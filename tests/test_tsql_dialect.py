@@ -8,10 +8,16 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from extract.catalog import SourceColumn, SourceTable
-from extract.dialects import TsqlDialect
-from extract.dialects.paging import boundary_query, count_query, order_aliases, range_filter, segment_query
-from extract.partitions import segments
+from extract.partitions.plan import segments
+from extract.source.catalog import SourceColumn, SourceTable
+from extract.source.dialects import TsqlDialect
+from extract.source.dialects.partition_sql import (
+    boundary_query,
+    count_query,
+    order_aliases,
+    range_filter,
+    segment_query,
+)
 
 DIALECT = TsqlDialect()
 
@@ -200,7 +206,7 @@ def test_an_open_partition_reads_every_row_of_its_segment() -> None:
 
 
 def test_watermark_keeps_seven_digits_and_starts_no_later() -> None:
-    from extract.source import parse_watermark
+    from extract.source.describe import parse_watermark
 
     assert parse_watermark("2026-11-01 12:30:15.1234567") == datetime(2026, 11, 1, 12, 30, 15, 123456)
     assert parse_watermark("2026-11-01 12:30:15") == datetime(2026, 11, 1, 12, 30, 15)

@@ -6,7 +6,7 @@ from typing import Any
 
 import psycopg
 
-from extract.landing import duplicate_key_sample, keep_latest_versions
+from extract.landing.staging import duplicate_key_sample, keep_latest_versions
 from tests.conftest import Project
 from tests.demo_fixture import committed_watermark, demo, merge_counts, refuse_credit_limit_change
 from tests.replica_check import assert_replicas_equal
@@ -179,7 +179,7 @@ def test_a_row_read_twice_in_one_run_keeps_its_latest_version(demo: Project) -> 
             f"""update {staging} set name = name || ' (stale)', modifieddate = modifieddate - interval '1 hour'
             where ctid = (select min(ctid) from {staging} where customerid = 12)"""
         )
-    plan = demo.extractor.plan(demo.extractor.find("dbo.Customers"))
+    plan = demo.planner.plan(demo.planner.find("dbo.Customers"))
     with psycopg.connect(demo.target_url) as conn:
         assert duplicate_key_sample(
             conn, (plan.names.schema, plan.names.staging_table), plan.key_columns, run.run_id

@@ -5,14 +5,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from extract.checks import run_count_checks
 from extract.commands.table_selection import parser_for, selected_plans
+from extract.project.expectations import run_count_checks
 
 
 def main(argv: Sequence[str]) -> int:
     args = parser_for("check", __doc__).parse_args(argv)
-    with selected_plans(args) as (extractor, plans):
-        checks = run_count_checks(extractor, list(plans), extractor.settings.target)
+    with selected_plans(args) as (planner, plans):
+        checks = run_count_checks(planner, list(plans), planner.settings.target)
     width = max([len(c.table) for c in checks] + [5])
     print(f"{'table':<{width}}  {'source rows':>12}  {'replica rows':>12}  result")
     for c in checks:

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 import psycopg
 from psycopg import sql
 
-from extract import server
 from extract.commands.server import data_dir, home, port
-from extract.demo.changes import apply_changes
-from extract.demo.generator import create_and_fill
+from extract.devtools import server
+from extract.devtools.demo.changes import apply_changes
+from extract.devtools.demo.generator import create_and_fill
 
 SOURCE_DB = "salesdb"
 TARGET_DB = "tidemark"

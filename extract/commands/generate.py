@@ -6,10 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from extract.generate import without_snapshot, write_project_files
-from extract.run import Extractor
-from extract.settings import load_settings
-from extract.spark import SparkRuntime
+from extract.config.settings import load_settings
+from extract.planning.planner import Planner
+from extract.project.generate import without_snapshot, write_project_files
+from extract.runtime.spark import SparkRuntime
 
 
 def main(argv: Sequence[str]) -> int:
@@ -17,11 +17,11 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--master", help="Spark master URL")
     args = parser.parse_args(argv)
     settings = load_settings(master=args.master)
-    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log))
+    planner = Planner(settings, SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log))
     try:
-        plans = [extractor.plan(config) for config in extractor.enabled_tables()]
+        plans = [planner.plan(config) for config in planner.enabled_tables()]
     finally:
-        extractor.close()
+        planner.close()
     for path in write_project_files(settings.project_dir, plans):
         print(f"wrote {path.relative_to(settings.project_dir)}")
     for plan in plans:

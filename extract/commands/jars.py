@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 
-from extract.spark import jar_paths
+from extract.config.environment import extra_jars
+from extract.runtime.spark import jar_paths
 
 
 def main(argv: Sequence[str]) -> int:
@@ -18,6 +18,6 @@ def main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--separator", default=",", help="between paths (default ',')")
     args = parser.parse_args(argv)
-    extra = tuple(j for j in os.environ.get("TIDEMARK_JARS", "").split(":") if j)
+    extra = extra_jars()
     print(args.separator.join(jar_paths(extra)))
     return 0

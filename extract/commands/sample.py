@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from extract.sample import load_sample, sync_table_rows
-from extract.settings import source_from_env
-from extract.spark import get_spark
-from extract.target_types import TargetTypes
-from extract.typemap import TypeMap
+from extract.config.environment import project_dir
+from extract.config.settings import source_from_env, spark_master_from_env
+from extract.devtools.sample import load_sample, sync_table_rows
+from extract.runtime.spark import get_spark
+from extract.source.target_types import TargetTypes
+from extract.source.typemap import TypeMap
 
 
 def main(argv: Sequence[str]) -> int:
@@ -22,9 +22,9 @@ def main(argv: Sequence[str]) -> int:
     load.add_argument("--table", action="append", default=[], metavar="SCHEMA.TABLE", help="only these tables")
     load.add_argument("--write-seed", type=Path, metavar="CSV", help="also write a sync_tables.csv for the tables")
     args = parser.parse_args(argv)
-    source = source_from_env(os.environ)
-    spark = get_spark(os.environ.get("TIDEMARK_SPARK_MASTER", "local[*]"))
-    project = Path(os.environ.get("TIDEMARK_PROJECT_DIR", "."))
+    source = source_from_env()
+    spark = get_spark(spark_master_from_env())
+    project = project_dir()
     # The stand-in source is PostgreSQL: the type map's target types are checked by it before any table is made.
     types = TargetTypes(source)
     try:

@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from extract import server
+from extract.config.environment import pg_port, tidemark_home
+from extract.devtools import server
 
-DEFAULT_PORT = 54329
-
-
-def home() -> Path:
-    return Path(os.environ.get("TIDEMARK_HOME", ".tidemark")).resolve()
-
-
-def port() -> int:
-    text = os.environ.get("TIDEMARK_PG_PORT", str(DEFAULT_PORT))
-    if not text.isdigit() or not 0 < int(text) < 65536:
-        from extract.errors import TidemarkError
-
-        raise TidemarkError(f"TIDEMARK_PG_PORT must be a port number (1 to 65535), not {text!r}")
-    return int(text)
+home = tidemark_home
+port = pg_port
 
 
 def data_dir() -> Path:

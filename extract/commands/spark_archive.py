@@ -8,8 +8,9 @@ import sys
 import time
 from collections.abc import Sequence
 
-from extract.class_archive import archive_path
-from extract.spark import get_spark, jar_paths
+from extract.config.environment import extra_jars
+from extract.runtime.class_archive import archive_path
+from extract.runtime.spark import get_spark, jar_paths
 
 
 def main(argv: Sequence[str]) -> int:
@@ -21,7 +22,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--force", action="store_true", help="write it again even if it exists")
     args = parser.parse_args(argv)
     # The archive holds for one class path: the extract's, with TIDEMARK_JARS (e.g. mssql-jdbc) if set.
-    extra = tuple(j for j in os.environ.get("TIDEMARK_JARS", "").split(":") if j)
+    extra = extra_jars()
     jars = jar_paths(extra)
     path = archive_path(jars)
     if path.exists() and not args.force:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 
 import psycopg
 
-from extract.errors import TidemarkError
-from extract.settings import target_from_env
+from extract.config.settings import target_from_env
+from extract.core.errors import TidemarkError
 
 SHOWN = (
     "sync_status",
@@ -25,7 +24,7 @@ SHOWN = (
 
 def main(argv: Sequence[str]) -> int:
     argparse.ArgumentParser(prog="python -m extract status", description=__doc__).parse_args(argv)
-    target = target_from_env(os.environ)
+    target = target_from_env()
     with psycopg.connect(target.libpq_url) as conn:
         try:
             rows = conn.execute(

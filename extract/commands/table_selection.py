@@ -6,9 +6,10 @@ import argparse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from extract.run import Extractor, TablePlan
-from extract.settings import load_settings
-from extract.spark import SparkRuntime
+from extract.config.settings import load_settings
+from extract.planning.planner import Planner
+from extract.planning.table_plan import TablePlan
+from extract.runtime.spark import SparkRuntime
 
 
 def parser_for(command: str, description: str | None) -> argparse.ArgumentParser:
@@ -21,11 +22,11 @@ def parser_for(command: str, description: str | None) -> argparse.ArgumentParser
 
 
 @contextmanager
-def selected_plans(args: argparse.Namespace) -> Iterator[tuple[Extractor, Sequence[TablePlan]]]:
+def selected_plans(args: argparse.Namespace) -> Iterator[tuple[Planner, Sequence[TablePlan]]]:
     settings = load_settings(master=args.master)
-    extractor = Extractor(settings, SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log))
+    planner = Planner(settings, SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log))
     try:
-        configs = [extractor.find(n) for n in args.table] if args.table else extractor.enabled_tables()
-        yield extractor, [extractor.plan(config) for config in configs]
+        configs = [planner.find(n) for n in args.table] if args.table else planner.enabled_tables()
+        yield planner, [planner.plan(config) for config in configs]
     finally:
-        extractor.close()
+        planner.close()

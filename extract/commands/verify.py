@@ -6,13 +6,13 @@ import sys
 from collections.abc import Sequence
 
 from extract.commands.table_selection import parser_for, selected_plans
-from extract.verify import verify_tables
+from extract.project.verify import verify_tables
 
 
 def main(argv: Sequence[str]) -> int:
     args = parser_for("verify", __doc__).parse_args(argv)
-    with selected_plans(args) as (extractor, plans):
-        results = verify_tables(extractor, list(plans))
+    with selected_plans(args) as (planner, plans):
+        results = verify_tables(planner, list(plans))
     width = max([len(r.table) for r in results] + [5])
     print(f"{'table':<{width}}  {'source rows':>12}  {'replica rows':>12}  content    result")
     for r in results:

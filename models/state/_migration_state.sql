@@ -2,8 +2,12 @@
 -- run log (written by the extract) and merge log (written with each merge).
 with
 
-run_events as (
-    select * from {{ source('tidemark_state', 'run_log') }}
+runs as (
+    select * from {{ source('tidemark_state', 'runs') }}
+),
+
+committed as (
+    select * from {{ source('tidemark_state', 'committed_watermarks') }}
 ),
 
 merge_events as (
@@ -22,12 +26,6 @@ configured as (
     from {{ ref('sync_tables') }}
 ),
 
-runs as (
-    select distinct on (run_id) *
-    from run_events
-    order by run_id asc, event_id desc
-),
-
 latest_run as (
     select distinct on (table_key) *
     from runs
@@ -38,16 +36,6 @@ latest_merge as (
     select distinct on (table_key) *
     from merge_events
     order by table_key asc, merge_id desc
-),
-
-committed as (
-    select
-        merge_events.table_key,
-        max(runs.watermark_candidate) as watermark,
-        max(runs.run_id) as run_id
-    from merge_events
-    inner join runs on runs.run_id = any(merge_events.run_ids) and runs.status = 'landed'
-    group by merge_events.table_key
 ),
 
 last_merged_run as (

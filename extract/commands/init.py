@@ -1,0 +1,25 @@
+"""`python -m extract init`: make the project folder (--project-dir, TIDEMARK_PROJECT_DIR, else the current
+one) a tidemark dbt project: tidemark's macros and state models (replaced), and dbt_project.yml,
+profiles.yml and the seeds (written when missing)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from extract.config.environment import project_dir
+from extract.project.scaffold import init_project
+
+
+def main(argv: Sequence[str]) -> int:
+    argparse.ArgumentParser(prog="python -m extract init", description=__doc__).parse_args(argv)
+    folder = project_dir()
+    written = init_project(folder)
+    for name in written:
+        print(f"wrote {name}")
+    print(
+        f"{folder} is a tidemark dbt project; list the tables to sync in seeds/sync_tables.csv"
+        if written
+        else f"{folder} is tidemark's own project: nothing to write"
+    )
+    return 0

@@ -1,0 +1,142 @@
+"""Read the configuration seeds that dbt also loads: tables to sync, host aliases, type map."""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from extract.core.errors import TidemarkError
+
+#: Columns of sync_tables.csv that hold names: taken exactly as written, blanks included.
+NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "primary_key"})
+_TRUE = {"true", "1", "yes", "y", "t"}
+_FALSE = {"false", "0", "no", "n", "f"}
+
+
+@dataclass(frozen=True)
+class SyncTable:
+    source_schema: str
+    source_table: str
+    cursor_column: str | None = None
+    primary_key: tuple[str, ...] = ()
+    enabled: bool = True
+    #: Keep an as-of history fed by snapshots (`--snapshot-date`), in any order of dates.
+    asof_history: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.source_schema}.{self.source_table}"
+
+
+def read_csv(
+    path: Path, required: set[str], optional: set[str], exact: frozenset[str] = frozenset()
+) -> list[tuple[int, dict[str, str]]]:
+    """(line number, row) of each row of a seed, refusing unknown or missing columns so a typo cannot
+    pass silently, and rows with more fields than the header. Values are stripped of
+    surrounding blanks, except in the `exact` columns (names, which may hold any character)."""
+    if not path.exists():
+        raise TidemarkError(f"seed file {path} does not exist")
+    # utf-8-sig: a spreadsheet's byte order mark is not part of the first column's name.
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.reader(handle)
+        try:
+            header = [name.strip() for name in next(reader, [])]
+            rows = list(enumerate(reader, start=2))
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise TidemarkError(f"{path}: not a readable CSV file ({exc})") from None
+    _check_header(path, header, required, optional)
+    parsed = []
+    for number, fields in rows:
+        if not fields:
+            continue  # a blank line
+        if len(fields) > len(header):
+            raise TidemarkError(
+                f"{path} line {number}: {len(fields)} fields where the header has {len(header)} "
+                f"({', '.join(header)}): {fields!r}"
+            )
+        fields += [""] * (len(header) - len(fields))  # trailing columns left out are empty, as dbt reads them
+        row = {name: value if name in exact else value.strip() for name, value in zip(header, fields, strict=True)}
+        for column in sorted(required):
+            if not row[column].strip():
+                raise TidemarkError(f"{path} line {number}: {column} is empty")
+        for column, value in row.items():
+            if "\x00" in value:
+                raise TidemarkError(f"{path} line {number}: {column} {value!r} holds a NUL character")
+        parsed.append((number, row))
+    return parsed
+
+
+def _check_header(path: Path, header: list[str], required: set[str], optional: set[str]) -> None:
+    if not header:
+        raise TidemarkError(f"{path} is empty: its first line must name the columns {', '.join(sorted(required))}")
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise TidemarkError(f"{path}: column(s) {', '.join(repeated)} appear twice in the header")
+    missing = required - set(header)
+    if missing:
+        raise TidemarkError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
+    unknown = set(header) - required - optional
+    if unknown:
+        known = ", ".join(sorted(required | optional))
+        raise TidemarkError(f"{path}: unknown column(s) {', '.join(sorted(unknown))}; known columns: {known}")
+
+
+def _flag(path: Path, number: int, column: str, value: str, default: bool) -> bool:
+    lowered = value.lower()
+    if lowered == "":
+        return default
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise TidemarkError(f"{path} line {number}: {column} must be true or false, not {value!r}")
+
+
+def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
+    path = seeds_dir / "sync_tables.csv"
+    rows = read_csv(
+        path,
+        {"source_schema", "source_table"},
+        {"cursor_column", "primary_key", "enabled", "asof_history"},
+        exact=NAME_COLUMNS,
+    )
+    tables = []
+    seen: set[tuple[str, str]] = set()
+    for number, row in rows:
+        key_text = row.get("primary_key", "")
+        key = tuple(key_text.split("|")) if key_text.strip() else ()
+        if any(not part.strip() for part in key):
+            raise TidemarkError(f"{path} line {number}: primary_key {key_text!r} names an empty column")
+        table = SyncTable(
+            source_schema=row["source_schema"],
+            source_table=row["source_table"],
+            cursor_column=row.get("cursor_column") or None,
+            primary_key=key,
+            enabled=_flag(path, number, "enabled", row.get("enabled", ""), True),
+            asof_history=_flag(path, number, "asof_history", row.get("asof_history", ""), False),
+        )
+        if (table.source_schema, table.source_table) in seen:
+            raise TidemarkError(f"{path} line {number}: {table.key} is listed twice")
+        seen.add((table.source_schema, table.source_table))
+        tables.append(table)
+    if not tables:
+        raise TidemarkError(f"{path} lists no table: add a line source_schema,source_table for each table to sync")
+    return tables
+
+
+def read_host_aliases(seeds_dir: Path) -> dict[str, str]:
+    path = seeds_dir / "host_aliases.csv"
+    aliases: dict[str, str] = {}
+    for number, row in read_csv(path, {"host", "alias"}, set()):
+        host = row["host"].lower()
+        if host in aliases:
+            raise TidemarkError(f"{path} line {number}: host {row['host']!r} is listed twice")
+        aliases[host] = row["alias"]
+    return aliases
+
+
+def fold_name(name: str) -> str:
+    """Fold a name for the replica side: lower case, anything unusual becomes '_'."""
+    return re.sub(r"[^a-z0-9_]", "_", name.lower())

@@ -1,0 +1,127 @@
+"""What every run in one process shares: settings, Spark, the source connections, the seeds; and the plan
+of each table, checked before any state is written."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+
+from pyspark.sql import SparkSession
+
+from extract.config.naming import check_column_names, check_distinct_replicas, target_names
+from extract.config.seeds import SyncTable, read_host_aliases, read_sync_tables
+from extract.config.settings import Settings
+from extract.core.errors import TidemarkError
+from extract.landing.transfer import PartitionSource
+from extract.partitions.plan import PartitionSizing, Segment, segments
+from extract.planning.table_plan import TablePlan
+from extract.runtime.spark import SparkRuntime
+from extract.source.describe import choose_cursor, describe_table, parse_watermark
+from extract.source.dialects import Dialect, dialect_for
+from extract.source.jdbc import JdbcConnection
+from extract.source.target_types import TargetTypes
+from extract.source.typemap import TypeMap
+
+
+class Planner:
+    def __init__(self, settings: Settings, runtime: SparkRuntime) -> None:
+        self.settings = settings
+        self.runtime = runtime
+        self.dialect: Dialect = dialect_for(settings.source.dialect)
+        self.aliases = read_host_aliases(settings.seeds_dir)
+        self.tables = read_sync_tables(settings.seeds_dir)
+        check_distinct_replicas(settings.source, self.aliases, self.tables)
+        self.target_types = TargetTypes(settings.target)
+        try:
+            self.type_map = TypeMap(settings.seeds_dir, self.target_types.problem)
+        except BaseException:
+            self.target_types.close()
+            raise
+        self.sizing = PartitionSizing(
+            settings.partition_threshold, settings.max_partitions, settings.min_partition_rows, settings.partition_rows
+        )
+        self._local = threading.local()
+        self._connections: list[JdbcConnection] = []
+        self._lock = threading.Lock()
+        _ = self.source  # connect now: a bad source URL fails before any table starts
+
+    @property
+    def spark(self) -> SparkSession:
+        """The Spark session, started on first use."""
+        return self.runtime.session
+
+    @property
+    def source(self) -> JdbcConnection:
+        """This thread's connection to the source: tables synced at once each use their own."""
+        connection: JdbcConnection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = JdbcConnection(self.runtime.jvm, self.settings.source)
+            self._local.connection = connection
+            with self._lock:
+                self._connections.append(connection)
+        return connection
+
+    def close(self) -> None:
+        self.target_types.close()
+        with self._lock:
+            for connection in self._connections:
+                connection.close()
+            self._connections.clear()
+
+    def find(self, name: str) -> SyncTable:
+        """The configured table called `name` (SCHEMA.TABLE): the one spelled exactly so, else the one that
+        matches in another case, as SQL Server compares names. Refused when several match: names holding
+        a dot can (schema `a.b` with table `c`, and schema `a` with table `b.c`)."""
+        schema, dot, table = name.partition(".")
+        if not dot or not schema or not table:
+            raise TidemarkError(f"table {name!r} is not of the form SCHEMA.TABLE")
+        for matches in (
+            [c for c in self.tables if c.key == name],
+            [c for c in self.tables if c.key.lower() == name.lower()],
+        ):
+            if len(matches) > 1:
+                which = " and ".join(f"schema {c.source_schema!r} table {c.source_table!r}" for c in matches)
+                raise TidemarkError(f"table {name!r} is ambiguous: it names {which}; rename one in the source")
+            if matches:
+                return matches[0]
+        known = ", ".join(t.key for t in self.tables) or "none"
+        raise TidemarkError(f"unknown table {name!r}: not in seeds/sync_tables.csv (configured: {known})")
+
+    def enabled_tables(self) -> list[SyncTable]:
+        return [t for t in self.tables if t.enabled]
+
+    def plan(self, config: SyncTable) -> TablePlan:
+        """Everything about a table that can be wrong with the input, checked before any state is written."""
+        table = describe_table(self.source, self.dialect, config)
+        columns = self.type_map.map_table(self.dialect.name, table)
+        check_column_names(config.key, [c.target_name for c in columns])
+        return TablePlan(
+            config=config,
+            table=table,
+            columns=columns,
+            cursor=choose_cursor(table, config, self.settings.cursor_candidates, self.dialect),
+            names=target_names(self.settings.source, self.aliases, table.schema, table.name),
+        )
+
+    def partition_source(self, plan: TablePlan) -> PartitionSource:
+        select_list = ", ".join(self.dialect.select_expression(c.source, c.transfer) for c in plan.columns)
+        return PartitionSource(self.runtime, self.dialect, self.settings.source, self.table_ref(plan), select_list)
+
+    def table_ref(self, plan: TablePlan) -> str:
+        hint = self.dialect.table_hint(self.settings.read_uncommitted)
+        return self.dialect.table_ref(plan.table.schema, plan.table.name) + hint
+
+    def _bound(self, plan: TablePlan, watermark_used: str | None) -> datetime | None:
+        """Where the changed-rows filter starts: the committed watermark less the safety window."""
+        if plan.cursor is None or not watermark_used:
+            return None
+        start_from = parse_watermark(watermark_used) - self.settings.safety_window
+        return self.dialect.cursor_lower_bound(start_from, plan.cursor)
+
+    def read_segments(self, plan: TablePlan, watermark_used: str | None) -> list[Segment]:
+        return segments(self.dialect, plan.table, plan.cursor, self._bound(plan, watermark_used))
+
+    def fits_driver(self, rows: int) -> bool:
+        """Whether a run of `rows` rows is small enough to land from the driver, without a Spark job: at most
+        one partition's worth (PARTITION_THRESHOLD), unless partitions of a fixed size are asked for."""
+        return self.sizing.fixed_rows is None and rows <= self.sizing.threshold

@@ -1,0 +1,148 @@
+"""`--dbt ARGS`: dbt run in the extract's own process once every table has landed.
+
+dbt's start-up (importing it, reading the project) is done on a background thread while the
+tables land, which mostly waits on the JVM and the databases; what is left after landing is
+dbt's own work. The outcome is the same as running `dbt ARGS` afterwards.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import threading
+from contextlib import nullcontext, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+from extract.config.environment import dbt_profiles_dir
+from extract.core.errors import TidemarkError, first_line, one_line
+
+
+def parse_dbt_args(text: str) -> list[str]:
+    """`--dbt`'s value as dbt's arguments: a dbt command and its options, as on dbt's command line."""
+    try:
+        args = shlex.split(text)
+    except ValueError as exc:
+        raise TidemarkError(f"--dbt {text!r}: {exc}") from None
+    if not args or args[0].startswith("-"):
+        raise TidemarkError(f"--dbt {text!r} does not start with a dbt command (such as build, or run)")
+    if args[0] in {"init", "debug", "deps", "clean", "docs", "parse"}:
+        raise TidemarkError(f"--dbt {text!r}: dbt {args[0]} does not merge anything; run it on its own")
+    return args
+
+
+#: What dbt reads to build its manifest; a change to any of these is read again before the next run.
+PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "seeds", "snapshots", "tests", "analyses")
+
+
+def project_fingerprint(project: Path) -> tuple[int, int]:
+    """(files, latest modification in ns) of the project's parts: changes when a file is added, removed or edited."""
+    files, latest = 0, 0
+    for part in PROJECT_PARTS:
+        root = project / part
+        for path in [root] if root.is_file() else root.rglob("*"):
+            if path.is_file():
+                files += 1
+                latest = max(latest, path.stat().st_mtime_ns)
+    return files, latest
+
+
+class InProcessDbt:
+    """Parses the dbt project in the background from construction; `run` waits for it, then runs dbt.
+    Run again (`--every`), it reuses the parsed project unless a file of it changed."""
+
+    def __init__(self, args: list[str], project_dir: Path) -> None:
+        #: As given to --dbt, for messages.
+        self.requested = args
+        self.args = args if "--project-dir" in args else [*args, "--project-dir", str(project_dir)]
+        profiles = dbt_profiles_dir(project_dir)
+        if "--profiles-dir" not in args and profiles is not None:
+            self.args += ["--profiles-dir", str(profiles)]
+        self._manifest: Any = None
+        self._project = Path(self.args[self.args.index("--project-dir") + 1])
+        self._parsed = project_fingerprint(self._project)
+        #: Why the last run failed, in a line: dbt's exception, or the nodes that failed and dbt's message.
+        self.failure: str | None = None
+        #: Why dbt's own parser refuses the arguments (None: it takes them), set once dbt is imported.
+        self._refusal: str | None = None
+        self._checked = threading.Event()
+        self._parsing = threading.Thread(target=self._start, name="tidemark-dbt-parse", daemon=True)
+        self._parsing.start()
+
+    def _start(self) -> None:
+        try:
+            self._refusal = refusal(self.args)
+        finally:
+            self._checked.set()
+        if self._refusal is None:
+            self._parse()
+
+    def check_arguments(self) -> None:
+        """Refuse arguments dbt's own command line would refuse (waits for dbt's import, not its parse)."""
+        self._checked.wait()
+        if self._refusal is not None:
+            raise TidemarkError(f"--dbt {shlex.join(self.requested)!r}: {self._refusal}")
+
+    def _parse(self) -> None:
+        try:
+            from dbt.cli.main import dbtRunner
+
+            project = str(self._project)
+            # Nothing printed: were the project broken, the run below parses it again and reports why.
+            # The run writes the artifacts; the parse only needs to hand over the manifest.
+            command = ["parse", "--log-level", "none", "--no-write-json", "--project-dir", project]
+            result = dbtRunner().invoke(command)
+            if result.success:
+                self._manifest = result.result
+        except Exception:  # only a head start, as above
+            return
+
+    def run(self, quiet: bool, stdout_is_data: bool) -> bool:
+        """Run dbt; its output goes to stderr when stdout carries --json. True when dbt succeeded."""
+        self._parsing.join()
+        from dbt.cli.main import dbtRunner
+
+        now = project_fingerprint(self._project)
+        if now != self._parsed:
+            self._parsed = now
+            self._manifest = None
+            self._parse()
+        args = [*self.args, "--quiet"] if quiet and "--quiet" not in self.args else self.args
+        with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
+            result = dbtRunner(manifest=self._manifest).invoke(args)
+        self.failure = None if result.success else failure_reason(result)
+        return bool(result.success)
+
+
+def refusal(args: list[str]) -> str | None:
+    """Why dbt's command line (its click parser, callbacks included) refuses `args`, or None."""
+    import click
+    from dbt.cli.main import cli
+
+    try:
+        with cli.make_context("dbt", list(args)) as context:
+            name, command, rest = cli.resolve_command(context, [*context._protected_args, *context.args])
+            if command is None:
+                return f"dbt has no command {name!r}"
+            with command.make_context(name, rest, parent=context):
+                return None
+    except click.exceptions.Exit:
+        return "asks dbt to print something and exit (such as --help): run dbt on its own for that"
+    except click.ClickException as exc:
+        return exc.format_message()
+
+
+def failure_reason(result: Any) -> str:
+    """One line on why a dbt run failed: its exception, else the first failed nodes and their messages."""
+    if result.exception is not None:
+        return first_line(result.exception)
+    # A database error's message runs over lines (what failed, then the database's words): joined into one.
+    failed = [
+        f"{entry.node.name}: {' '.join(str(entry.message).split())}"
+        for entry in getattr(result.result, "results", []) or []
+        if str(getattr(entry, "status", "")) in {"error", "fail", "runtime error"}
+    ]
+    if not failed:
+        return "dbt reported failure"
+    more = f" (and {len(failed) - 3} more)" if len(failed) > 3 else ""
+    return one_line("; ".join(failed[:3]) + more)

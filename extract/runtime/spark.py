@@ -1,0 +1,161 @@
+"""Spark in this process: its driver JVM with the JDBC drivers on its class path, and the session."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from pyspark import SparkConf, SparkContext
+from pyspark.sql import SparkSession
+
+from extract.core.errors import TidemarkError
+from extract.runtime import class_archive, landing_jar
+
+# Debian's libpostgresql-jdbc-java and libjtds-java; mssql-jdbc comes through TIDEMARK_JARS.
+DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/jtds.jar")
+
+
+def jar_paths(extra: tuple[str, ...] = ()) -> list[str]:
+    """tidemark's landing jar (built if missing), the JDBC drivers that are installed, then `extra`
+    (TIDEMARK_JARS), each of which must exist."""
+    missing = [jar for jar in extra if not Path(jar).is_file()]
+    if missing:
+        raise TidemarkError(f"TIDEMARK_JARS names a jar that does not exist: {', '.join(missing)}")
+    return [str(landing_jar.ensure_jar()), *(jar for jar in DEFAULT_JARS if Path(jar).exists()), *extra]
+
+
+def spark_conf(
+    master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None, verbose: bool = False
+) -> SparkConf:
+    """The session's settings; `java_options` for the driver JVM default to using the class archive if there is one.
+    Spark logs nothing, or its errors when `verbose`."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Workers must use this interpreter, or they miss the packages of this environment.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    jars = jar_paths(extra_jars)
+    log_config = Path(__file__).with_name("log4j2.properties")
+    extra = class_archive.java_options(jars) if java_options is None else java_options
+    logging = f"-Dlog4j2.configurationFile=file:{log_config} -Dtidemark.log.level={'error' if verbose else 'off'}"
+    driver_options = f"-Duser.timezone=UTC {logging} {extra}".strip()
+    executor_options = f"-Duser.timezone=UTC {logging}"
+    return (
+        SparkConf(loadDefaults=False)
+        .setMaster(master)
+        .setAppName("tidemark-extract")
+        .set("spark.jars", ",".join(jars))
+        # DriverManager only sees drivers on the JVM's own class path.
+        .set("spark.driver.extraClassPath", ":".join(jars))
+        .set("spark.sql.session.timeZone", "UTC")
+        .set("spark.driver.extraJavaOptions", driver_options)
+        .set("spark.executor.extraJavaOptions", executor_options)
+        .set("spark.ui.enabled", "false")
+        .set("spark.ui.showConsoleProgress", "false")
+        .set("spark.sql.shuffle.partitions", "4")
+        .set("spark.sql.execution.arrow.pyspark.enabled", "true")
+    )
+
+
+@contextmanager
+def _stderr_to(path: Path) -> Iterator[None]:
+    """The JVM launched meanwhile writes its stderr to `path`: the JVM's and Spark's start-up notices
+    (incubator modules, the default log level) are not for the user; a crash of the JVM is kept there."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(log, 2)  # the child inherits descriptor 2 as it is now
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(log)
+
+
+class SparkRuntime:
+    """Spark's driver JVM, started at once; Spark's context and session inside it only when first used.
+
+    Reading the catalog, planning and landing a batch of one partition's size need the JVM (JDBC,
+    the landing classes) but no Spark job: such runs never pay for starting the scheduler.
+    """
+
+    def __init__(
+        self,
+        master: str = "local[*]",
+        extra_jars: tuple[str, ...] = (),
+        java_options: str | None = None,
+        verbose: bool = False,
+        jvm_log: Path | None = None,
+    ):
+        self._conf = spark_conf(master, extra_jars, java_options, verbose)
+        self._log_level = "ERROR" if verbose else "OFF"
+        # Launches the JVM with the settings above (spark-submit's --conf), or finds the running one.
+        with nullcontext() if verbose or jvm_log is None else _stderr_to(jvm_log):
+            SparkContext._ensure_initialized(conf=self._conf)
+        self._session: SparkSession | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def jvm(self) -> Any:
+        return SparkContext._jvm
+
+    @property
+    def gateway(self) -> Any:
+        return SparkContext._gateway
+
+    @property
+    def session(self) -> SparkSession:
+        with self._lock:
+            if self._session is None:
+                self._session = SparkSession.builder.config(conf=self._conf).getOrCreate()
+                self._session.sparkContext.setLogLevel(self._log_level)
+            return self._session
+
+    def stop(self) -> None:
+        """Stop Spark's session, if one started, and let the driver JVM exit without waiting for it. Once
+        every table has landed the rest of a run (dbt's merge) needs neither, and the JVM's memory (a GB
+        after a large load) is better left to the database doing the merge."""
+        with self._lock:
+            if self._session is not None:
+                self._session.stop()
+                self._session = None
+        gateway = SparkContext._gateway
+        if gateway is None:
+            return
+        gateway.shutdown()
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+        process = getattr(gateway, "proc", None)
+        if process is not None and process.stdin is not None:
+            process.stdin.close()  # pyspark's protocol: the JVM exits when its stdin closes
+
+    def start_session(self) -> threading.Thread:
+        """Start the session in the background for a job that is known to come, and run a tiny job in
+        it: a session's first job pays for starting the scheduler and the executor threads."""
+
+        def run() -> None:
+            try:
+                session = self.session
+                parallelism = session.sparkContext.defaultParallelism
+                session.range(0, parallelism, numPartitions=parallelism).collect()
+            except Exception:  # only a head start: the real job reports any real failure
+                return
+
+        thread = threading.Thread(target=run, name="tidemark-spark-start", daemon=True)
+        thread.start()
+        return thread
+
+
+def get_spark(
+    master: str = "local[*]",
+    extra_jars: tuple[str, ...] = (),
+    java_options: str | None = None,
+    jvm_log: Path | None = None,
+) -> SparkSession:
+    """The session, started now."""
+    return SparkRuntime(master, extra_jars, java_options, jvm_log=jvm_log).session

@@ -1,0 +1,87 @@
+"""Read what the source says about a table: its columns, key, cursor and clock."""
+
+from __future__ import annotations
+
+import difflib
+from datetime import datetime
+
+from extract.config.seeds import SyncTable
+from extract.core.errors import TidemarkError
+from extract.source.catalog import SourceColumn, SourceTable
+from extract.source.dialects import Dialect
+from extract.source.jdbc import JdbcConnection
+
+
+def describe_table(conn: JdbcConnection, dialect: Dialect, config: SyncTable) -> SourceTable:
+    """Columns and primary key from the catalog (parameters bound, never formatted)."""
+    rows = conn.query(dialect.catalog_query(), (config.source_schema, config.source_table))
+    if not rows:
+        known = [f"{s}.{t}" for s, t in conn.query(dialect.tables_query()) if s and t]
+        close = difflib.get_close_matches(config.key, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise TidemarkError(f"unknown table {config.key!r}: the source has no such table or view{hint}")
+    columns: list[SourceColumn] = []
+    key_positions: dict[int, str] = {}
+    for row in rows:
+        column, key_ordinal = dialect.catalog_row_to_column(row)
+        columns.append(column)
+        if key_ordinal is not None:
+            key_positions[key_ordinal] = column.name
+    primary_key = tuple(key_positions[k] for k in sorted(key_positions))
+    table = SourceTable(config.source_schema, config.source_table, tuple(columns), primary_key)
+    if config.primary_key:
+        missing = [name for name in config.primary_key if table.column(name) is None]
+        if missing:
+            raise TidemarkError(f"{config.key}: primary_key override names unknown column(s) {', '.join(missing)}")
+        enforced = tuple(config.primary_key) == primary_key
+        table = SourceTable(table.schema, table.name, table.columns, config.primary_key, enforced)
+    if not table.primary_key:
+        raise TidemarkError(
+            f"{config.key} has no primary key: tidemark needs one to merge; "
+            "declare it in the source or set primary_key in seeds/sync_tables.csv (columns joined by '|')"
+        )
+    return table
+
+
+def choose_cursor(
+    table: SourceTable, config: SyncTable, candidates: tuple[str, ...], dialect: Dialect
+) -> SourceColumn | None:
+    """The configured cursor column, else the first candidate present (exact case) with a temporal type."""
+    if config.cursor_column:
+        column = table.column(config.cursor_column)
+        if column is None:
+            raise TidemarkError(f"{config.key}: cursor_column {config.cursor_column!r} is not a column of the table")
+        if not dialect.is_temporal(column):
+            raise TidemarkError(
+                f"{config.key}: cursor_column {column.name!r} has type {column.type_text}, "
+                f"not one of {', '.join(sorted(dialect.temporal_types))}"
+            )
+        return column
+    for name in candidates:
+        column = table.column(name)
+        if column is not None and dialect.is_temporal(column):
+            return column
+    return None
+
+
+def read_clock(conn: JdbcConnection, dialect: Dialect) -> str:
+    """The source server's UTC clock as the source writes it, all its digits kept (datetime2(7): seven)."""
+    rows = conn.query(dialect.clock_query())
+    text = rows[0][0] if rows else None
+    if not text:
+        raise TidemarkError("the source returned no clock value")
+    parse_watermark(text)  # refuse anything that is not a clock reading
+    return text.strip()
+
+
+def parse_watermark(text: str) -> datetime:
+    """A watermark as a datetime, floored to microseconds: a lower start only re-reads."""
+    head, _, fraction = text.strip().partition(".")
+    try:
+        moment = datetime.strptime(head, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        raise TidemarkError(f"not a clock reading: {text!r}") from None
+    digits = (fraction + "000000")[:6]
+    if not digits.isdigit():
+        raise TidemarkError(f"not a clock reading: {text!r}")
+    return moment.replace(microsecond=int(digits))

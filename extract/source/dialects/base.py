@@ -1,0 +1,116 @@
+"""The dialect interface: quoting, clock, catalog, temporal types, literals, batch SQL."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from datetime import datetime, time, timedelta
+
+from extract.core.quoting import sql_string
+from extract.source.catalog import SourceColumn
+
+
+class Dialect(ABC):
+    """One source database family. Subclasses hold every piece of SQL that differs."""
+
+    name: str
+    #: Base type names (lower case) a cursor column may have.
+    temporal_types: frozenset[str]
+    #: Base type names whose time values carry their own offset.
+    zoned_types: frozenset[str] = frozenset()
+
+    @abstractmethod
+    def quote(self, identifier: str) -> str:
+        """Quote one identifier so that any character in it is taken literally."""
+
+    def table_ref(self, schema: str, table: str) -> str:
+        return f"{self.quote(schema)}.{self.quote(table)}"
+
+    @abstractmethod
+    def clock_query(self) -> str:
+        """SQL returning one row, one column: the server's UTC clock as 'YYYY-MM-DD HH:MM:SS.f...'."""
+
+    @abstractmethod
+    def catalog_query(self) -> str:
+        """SQL taking (schema, table) as ? parameters; see `catalog_row_to_column`."""
+
+    @abstractmethod
+    def tables_query(self) -> str:
+        """SQL returning (schema, table) of every user table, for suggestions in errors."""
+
+    @abstractmethod
+    def catalog_row_to_column(self, row: Sequence[str | None]) -> tuple[SourceColumn, int | None]:
+        """Turn one catalog row into a column and its position in the primary key (None if not in it)."""
+
+    @abstractmethod
+    def timestamp_literal(self, value: datetime, column: SourceColumn) -> str:
+        """A typed literal comparable with `column`.
+
+        Spark's JDBC reader takes no bind parameters, so the watermark has to be
+        part of the query text. It is only ever rendered from a `datetime` the
+        source clock produced, never from user text.
+        """
+
+    @abstractmethod
+    def text_expression(self, column: SourceColumn) -> str:
+        """An expression reading `column` as text, for types the JDBC driver or Spark cannot carry."""
+
+    def table_hint(self, read_uncommitted: bool) -> str:
+        return ""
+
+    @abstractmethod
+    def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
+        """`column` as text that casts back to exactly the same value (a page position)."""
+
+    @abstractmethod
+    def position_type(self, column: SourceColumn) -> str:
+        """The type a position text is cast back to."""
+
+    def position_literal(self, text: str, column: SourceColumn) -> str:
+        """A position as a typed literal, for Spark's reader, which takes no parameters."""
+        return f"cast({sql_string(text)} as {self.position_type(column)})"
+
+    def count_expression(self) -> str:
+        return "count(*)"
+
+    def row_count_query(self, schema: str, table: str) -> str:
+        return f"select {self.count_expression()} from {self.table_ref(schema, table)}"
+
+    @abstractmethod
+    def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
+        """`column` as the canonical text of `kind` (see extract/project/verify.py), NULL when it is NULL."""
+
+    @abstractmethod
+    def checksum_query(self, schema: str, table: str, expressions: Sequence[str]) -> str:
+        """One row: row count and the sum over rows of the first 64 bits of md5(row text), as text.
+
+        The row text joins the expressions with U+001F and writes NULL as \\N. The sum
+        does not depend on row order, so no sort is needed on either side.
+        """
+
+    def is_temporal(self, column: SourceColumn) -> bool:
+        return column.base_type in self.temporal_types
+
+    @abstractmethod
+    def cursor_resolution(self, column: SourceColumn) -> timedelta:
+        """The smallest step between two values the cursor column can hold."""
+
+    def cursor_lower_bound(self, watermark: datetime, column: SourceColumn) -> datetime:
+        """Where the filter starts for `watermark`, at the cursor column's own precision.
+
+        A value stamped in the tick the clock was read can be stored rounded down to
+        the column's precision (datetime keeps 1/300 s, timestamp(0) whole seconds) or
+        truncated (a date). Flooring to the column's step and going one step further
+        back keeps such a row inside the filter; re-read rows merge as unchanged.
+        """
+        step = self.cursor_resolution(column)
+        if step >= timedelta(days=1):
+            return datetime.combine(watermark.date(), time.min)
+        micros = step // timedelta(microseconds=1)
+        since_epoch = (watermark - datetime(1970, 1, 1)) // timedelta(microseconds=1)
+        return watermark - timedelta(microseconds=since_epoch % micros) - step
+
+    def select_expression(self, column: SourceColumn, transfer: str) -> str:
+        if transfer == "text":
+            return f"{self.text_expression(column)} as {self.quote(column.name)}"
+        return self.quote(column.name)

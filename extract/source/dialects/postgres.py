@@ -1,0 +1,135 @@
+"""PostgreSQL as a source: the stand-in for SQL Server in tests and the demo."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from extract.core.quoting import postgres_identifier
+from extract.source.catalog import SourceColumn
+from extract.source.dialects.base import Dialect
+
+_CATALOG = """\
+select
+    a.attname as column_name,
+    format_type(
+        coalesce(nullif(t.typbasetype, 0), a.atttypid),
+        case when t.typbasetype <> 0 then t.typtypmod else a.atttypmod end
+    ) as type_text,
+    case when a.attnotnull or t.typnotnull then '0' else '1' end as is_nullable,
+    a.attnum as column_id,
+    array_position(i.indkey::int2 [], a.attnum) as key_ordinal
+from pg_catalog.pg_attribute as a
+inner join pg_catalog.pg_class as c on c.oid = a.attrelid
+inner join pg_catalog.pg_namespace as n on n.oid = c.relnamespace
+inner join pg_catalog.pg_type as t on t.oid = a.atttypid
+left join pg_catalog.pg_index as i on i.indrelid = c.oid and i.indisprimary
+where n.nspname = ? and c.relname = ? and a.attnum > 0 and not a.attisdropped
+    and c.relkind in ('r', 'p', 'v', 'm', 'f')
+order by a.attnum"""
+
+_TABLES = """\
+select table_schema, table_name
+from information_schema.tables
+where table_schema not in ('pg_catalog', 'information_schema') and table_type = 'BASE TABLE'
+order by table_schema, table_name"""
+
+# format_type() puts the modifier in the middle for "timestamp(3) without time zone".
+_TYPE = re.compile(
+    r"^(?P<head>[a-z0-9_ \"]+?)(?:\((?P<args>[0-9, ]+)\))?(?P<tail> with(?:out)? time zone)?(?P<array>\[\])?$"
+)
+_LENGTH_TYPES = frozenset({"character varying", "character", "bit", "bit varying"})
+
+
+class PostgresDialect(Dialect):
+    name = "postgres"
+    temporal_types = frozenset({"timestamp without time zone", "timestamp with time zone", "date"})
+    zoned_types = frozenset({"timestamp with time zone"})
+
+    def quote(self, identifier: str) -> str:
+        return postgres_identifier(identifier)
+
+    def clock_query(self) -> str:
+        return "select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') as now_utc"
+
+    def catalog_query(self) -> str:
+        return _CATALOG
+
+    def tables_query(self) -> str:
+        return _TABLES
+
+    def catalog_row_to_column(self, row: Sequence[str | None]) -> tuple[SourceColumn, int | None]:
+        name, type_text, nullable, ordinal, key_ordinal = row
+        assert name is not None and type_text is not None and ordinal is not None
+        match = _TYPE.match(type_text)
+        base, args = (
+            (type_text, [])
+            if match is None
+            else (
+                match.group("head").strip() + (match.group("tail") or "") + (match.group("array") or ""),
+                [int(a) for a in (match.group("args") or "").split(",") if a.strip()],
+            )
+        )
+        length = precision = scale = None
+        if base in _LENGTH_TYPES:
+            length = args[0] if args else -1
+        elif base == "numeric" and args:
+            precision, scale = args[0], args[1] if len(args) > 1 else 0
+        elif args:
+            precision = args[0]
+        column = SourceColumn(name, base, length, precision, scale, nullable == "1", int(ordinal))
+        return column, None if key_ordinal is None else int(key_ordinal)
+
+    def cursor_resolution(self, column: SourceColumn) -> timedelta:
+        if column.base_type == "date":
+            return timedelta(days=1)
+        digits = 6 if column.precision is None else column.precision
+        return timedelta(microseconds=10 ** max(6 - digits, 0))
+
+    def timestamp_literal(self, value: datetime, column: SourceColumn) -> str:
+        if column.base_type in self.zoned_types:
+            return f"cast('{value:%Y-%m-%d %H:%M:%S.%f}+00' as timestamp with time zone)"
+        return f"cast('{value:%Y-%m-%d %H:%M:%S.%f}' as timestamp)"
+
+    def text_expression(self, column: SourceColumn) -> str:
+        return f"cast({self.quote(column.name)} as text)"
+
+    def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
+        return f"cast({qualifier}{self.quote(column.name)} as text)"
+
+    def position_type(self, column: SourceColumn) -> str:
+        # Unconstrained, so nothing is cut; bpchar, since plain "character" means character(1).
+        return "bpchar" if column.base_type == "character" else column.base_type
+
+    def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
+        return canonical_postgres(self.quote(column.name), kind, length)
+
+    def checksum_query(self, schema: str, table: str, expressions: Sequence[str]) -> str:
+        return checksum_postgres(self.table_ref(schema, table), expressions)
+
+
+def canonical_postgres(quoted: str, kind: str, length: int | None) -> str:
+    """Canonical text in Postgres; the target side of every comparison uses it too."""
+    stamp = "'YYYY-MM-DD\"T\"HH24:MI:SS.US'"
+    forms = {
+        "int": f"cast({quoted} as text)",
+        "decimal": f"cast(trim_scale({quoted}) as text)",
+        "float": f"cast({quoted} as text)",
+        "timestamp": f"to_char({quoted}, {stamp})",
+        "timestamptz": f"to_char({quoted} at time zone 'UTC', {stamp})",
+        "date": f"to_char({quoted}, 'YYYY-MM-DD')",
+        "time": f"to_char({quoted}, 'HH24:MI:SS.US')",
+        "bool": f"case when {quoted} then 'true' when not {quoted} then 'false' end",
+        "bytes": f"encode({quoted}, 'hex')",
+        "uuid": f"lower(cast({quoted} as text))",
+        # bpchar loses its padding when cast to text; put it back.
+        "char": f"rpad(cast({quoted} as text), {length or 1})",
+    }
+    return forms.get(kind, f"cast({quoted} as text)")
+
+
+def checksum_postgres(table_ref: str, expressions: Sequence[str]) -> str:
+    row_text = "concat_ws(chr(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
+    row_hash = f"cast(cast('x' || substr(md5({row_text}), 1, 16) as bit(64)) as bigint)"
+    return f"select count(*), cast(coalesce(sum({row_hash}), 0) as text) from {table_ref}"

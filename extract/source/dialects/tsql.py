@@ -1,0 +1,181 @@
+"""SQL Server (T-SQL), spoken through mssql-jdbc or jTDS."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from extract.core.quoting import sql_string, tsql_identifier
+from extract.source.catalog import SourceColumn
+from extract.source.dialects.base import Dialect
+
+_UNICODE_LENGTH = frozenset({"nvarchar", "nchar"})
+_BYTE_LENGTH = frozenset({"varchar", "char", "varbinary", "binary"})
+_FRACTIONAL = frozenset({"datetime2", "time", "datetimeoffset"})
+
+_CATALOG = """\
+select
+    c.name as column_name,
+    case when t.is_assembly_type = 1 then t.name else type_name(c.system_type_id) end as base_type,
+    c.max_length,
+    c.precision,
+    c.scale,
+    c.is_nullable,
+    c.column_id,
+    ic.key_ordinal
+from sys.columns as c
+inner join sys.objects as o on o.object_id = c.object_id
+inner join sys.schemas as s on s.schema_id = o.schema_id
+inner join sys.types as t on t.user_type_id = c.user_type_id
+left join sys.indexes as i on i.object_id = o.object_id and i.is_primary_key = 1
+left join sys.index_columns as ic
+    on ic.object_id = i.object_id and ic.index_id = i.index_id and ic.column_id = c.column_id
+where s.name = ? and o.name = ? and o.type in ('U', 'V')
+order by c.column_id"""
+
+_TABLES = """\
+select s.name, o.name
+from sys.objects as o
+inner join sys.schemas as s on s.schema_id = o.schema_id
+where o.type = 'U' and o.is_ms_shipped = 0
+order by s.name, o.name"""
+
+
+def _int(value: str | None) -> int | None:
+    return None if value is None else int(value)
+
+
+class TsqlDialect(Dialect):
+    name = "sqlserver"
+    temporal_types = frozenset({"datetime", "datetime2", "smalldatetime", "date", "datetimeoffset"})
+    zoned_types = frozenset({"datetimeoffset"})
+
+    def quote(self, identifier: str) -> str:
+        return tsql_identifier(identifier)
+
+    def clock_query(self) -> str:
+        # Style 121 keeps all seven fractional digits of datetime2(7).
+        return "select convert(varchar(27), sysutcdatetime(), 121) as now_utc"
+
+    def catalog_query(self) -> str:
+        return _CATALOG
+
+    def tables_query(self) -> str:
+        return _TABLES
+
+    def catalog_row_to_column(self, row: Sequence[str | None]) -> tuple[SourceColumn, int | None]:
+        name, base, max_length, precision, scale, nullable, ordinal, key_ordinal = row
+        assert name is not None and base is not None and ordinal is not None
+        base = base.lower()
+        length = precision_out = scale_out = None
+        raw_length = _int(max_length)
+        if base in _UNICODE_LENGTH and raw_length is not None:
+            length = -1 if raw_length == -1 else raw_length // 2
+        elif base in _BYTE_LENGTH:
+            length = raw_length
+        elif base in {"decimal", "numeric"}:
+            precision_out, scale_out = _int(precision), _int(scale)
+        elif base in _FRACTIONAL:
+            precision_out = _int(scale)
+        column = SourceColumn(
+            name=name,
+            base_type=base,
+            length=length,
+            precision=precision_out,
+            scale=scale_out,
+            nullable=nullable in {"1", "true", "True"},
+            ordinal=int(ordinal),
+        )
+        return column, _int(key_ordinal)
+
+    def cursor_resolution(self, column: SourceColumn) -> timedelta:
+        if column.base_type == "date":
+            return timedelta(days=1)
+        if column.base_type == "smalldatetime":
+            return timedelta(minutes=1)
+        if column.base_type == "datetime":
+            return timedelta(microseconds=3334)  # 1/300 s, rounded up
+        digits = 7 if column.precision is None else column.precision
+        return timedelta(microseconds=10 ** max(6 - digits, 0))
+
+    def timestamp_literal(self, value: datetime, column: SourceColumn) -> str:
+        if column.base_type in self.zoned_types:
+            return f"cast('{value:%Y-%m-%dT%H:%M:%S.%f}+00:00' as datetimeoffset(7))"
+        return f"cast('{value:%Y-%m-%dT%H:%M:%S.%f}' as datetime2(7))"
+
+    def text_expression(self, column: SourceColumn) -> str:
+        quoted = self.quote(column.name)
+        base = column.base_type
+        if base in {"geography", "geometry"}:
+            # Hex of the native serialisation, as SQL Server itself shows it, without 0x.
+            return f"convert(varchar(max), cast({quoted} as varbinary(max)), 2)"
+        if base == "hierarchyid":
+            return f"cast({quoted} as nvarchar(4000))"
+        if base == "uniqueidentifier":
+            return f"lower(convert(nvarchar(36), {quoted}))"
+        if base == "time":
+            return f"convert(varchar(16), {quoted}, 121)"
+        if base == "datetimeoffset":
+            return f"convert(varchar(34), {quoted}, 121)"
+        return f"convert(nvarchar(max), {quoted})"
+
+    def count_expression(self) -> str:
+        return "count_big(*)"
+
+    def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
+        quoted = self.quote(column.name)
+        base = column.base_type
+        if kind == "decimal":
+            # Style 2 keeps money's four decimals; then trailing zeros and a bare '.' go.
+            text = f"convert(varchar(60), {quoted}{', 2' if base in {'money', 'smallmoney'} else ''})"
+            trimmed = f"left({text}, len({text}) - patindex('%[^0]%', reverse({text})) + 1)"
+            dotted = f"iif(charindex('.', {text}) = 0, {text}, {trimmed})"
+            return f"iif(right({dotted}, 1) = '.', left({dotted}, len({dotted}) - 1), {dotted})"
+        if kind in {"timestamp", "timestamptz"}:
+            value = f"cast({quoted} as datetime2(3))" if base in {"datetime", "smalldatetime"} else quoted
+            if kind == "timestamptz":
+                value = f"switchoffset({quoted}, '+00:00')"
+            # Six digits, truncated as the JDBC read truncates datetime2(7).
+            return f"replace(left(convert(varchar(27), cast({value} as datetime2(7)), 121), 26), ' ', 'T')"
+        forms = {
+            "int": f"convert(varchar(20), {quoted})",
+            "float": f"convert(varchar(30), {quoted}, 3)",
+            "date": f"convert(varchar(10), {quoted}, 23)",
+            "time": f"left(convert(varchar(16), cast({quoted} as time(7))), 15)",
+            "bool": f"iif({quoted} = 1, 'true', iif({quoted} = 0, 'false', null))",
+            "bytes": f"lower(convert(varchar(max), cast({quoted} as varbinary(max)), 2))",
+            "uuid": f"lower(convert(varchar(36), {quoted}))",
+        }
+        return forms.get(kind, self.text_expression(column))
+
+    def checksum_query(self, schema: str, table: str, expressions: Sequence[str]) -> str:
+        row_text = "concat_ws(char(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
+        # UTF-8 bytes (SQL Server 2019+), as Postgres hashes them.
+        utf8 = f"cast({row_text} as varchar(max)) collate Latin1_General_100_BIN2_UTF8"
+        row_hash = f"cast(cast(substring(hashbytes('MD5', {utf8}), 1, 8) as bigint) as decimal(38, 0))"
+        return (
+            f"select count_big(*), cast(coalesce(sum({row_hash}), 0) as varchar(40)) "
+            f"from {self.table_ref(schema, table)}"
+        )
+
+    def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
+        quoted = qualifier + self.quote(column.name)
+        if column.base_type in self.temporal_types or column.base_type == "time":
+            return f"convert(varchar(40), {quoted}, 121)"
+        if column.base_type in {"binary", "varbinary", "timestamp", "rowversion"}:
+            return f"convert(varchar(max), {quoted}, 1)"
+        if column.base_type in {"float", "real"}:
+            return f"convert(varchar(30), {quoted}, 3)"
+        return f"convert(nvarchar(4000), {quoted})"
+
+    def position_type(self, column: SourceColumn) -> str:
+        return column.type_text
+
+    def position_literal(self, text: str, column: SourceColumn) -> str:
+        if column.base_type in {"binary", "varbinary", "timestamp", "rowversion"}:
+            return f"convert(varbinary(max), {sql_string(text)}, 1)"
+        return f"cast(N{sql_string(text)} as {self.position_type(column)})"
+
+    def table_hint(self, read_uncommitted: bool) -> str:
+        # Off by default: NOLOCK can return rows of transactions that later roll back.
+        return " with (nolock)" if read_uncommitted else ""

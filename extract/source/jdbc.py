@@ -1,0 +1,63 @@
+"""Small driver-side JDBC queries (clock, catalog) with bound parameters, in Spark's driver JVM."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from extract.config.urls import DatabaseUrl
+from extract.core.errors import SourceError
+
+
+def java_properties(jvm: Any, url: DatabaseUrl) -> Any:
+    """The URL's JDBC connection properties (driver, credentials, settings) as a java.util.Properties."""
+    properties = jvm.java.util.Properties()
+    for key, value in url.jdbc_properties().items():
+        properties.setProperty(key, value)
+    return properties
+
+
+class JdbcConnection:
+    """A plain JDBC connection on the Spark driver. Values come back as strings (or None)."""
+
+    def __init__(self, jvm: Any, url: DatabaseUrl) -> None:
+        self._url = url
+        props = java_properties(jvm, url)
+        try:
+            jvm.java.lang.Class.forName(url.driver_class)
+            self._conn = jvm.java.sql.DriverManager.getConnection(url.jdbc_url, props)
+        except Exception as exc:  # py4j wraps every Java exception
+            raise SourceError(f"cannot connect to {url.display}: {_java_message(exc)}") from None
+
+    def query(self, sql: str, params: Sequence[str] = ()) -> list[tuple[str | None, ...]]:
+        try:
+            statement = self._conn.prepareStatement(sql)
+            for index, value in enumerate(params, start=1):
+                statement.setString(index, value)
+            result = statement.executeQuery()
+            width = result.getMetaData().getColumnCount()
+            rows = []
+            while result.next():
+                rows.append(tuple(result.getString(i) for i in range(1, width + 1)))
+            statement.close()
+            return rows
+        except Exception as exc:
+            raise SourceError(f"query on {self._url.display} failed: {_java_message(exc)}") from None
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> JdbcConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _java_message(exc: Exception) -> str:
+    text = str(exc)
+    # py4j puts the Java exception's first line after "Py4JJavaError: ...: "
+    for line in text.splitlines():
+        if "Exception:" in line:
+            return line.split("Exception:", 1)[1].strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,107 @@
+"""The run log in schema _migration of the target: append-only, one row per run event."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from extract.core.sql_contract import MERGE_LOCK_PREFIX
+
+#: Serialises DDL between extracts running at once: CREATE ... IF NOT EXISTS races on the catalog.
+DDL_LOCK = "select pg_advisory_xact_lock(hashtext('tidemark:ddl'))"
+
+SCHEMA_SQL = Path(__file__).with_name("schema.sql").read_text()
+#: Marks a state schema created from this SCHEMA_SQL, so that a run skips the DDL when nothing changed.
+SCHEMA_VERSION = "tidemark state " + hashlib.sha256(SCHEMA_SQL.encode()).hexdigest()[:16]
+
+
+@dataclass
+class RunRecord:
+    run_id: int
+    table_key: str
+    source_schema: str
+    source_table: str
+    target_schema: str
+    target_table: str
+    migration_type: str
+    cursor_column: str | None
+    watermark_used: str | None
+    started_at: datetime
+    status: str = "running"
+    watermark_candidate: str | None = None
+    source_filter: str | None = None
+    rows_landed: int | None = None
+    last_pk_synced: str | None = None
+    partitions_planned: int | None = None
+    partitions_landed: int | None = None
+    rows_planned: int | None = None
+    landed_by: str | None = None
+    error_message: str | None = None
+    ended_at: datetime | None = None
+
+
+def ensure_state_schema(conn: psycopg.Connection) -> None:
+    """Create or upgrade the state schema, unless it is the one SCHEMA_SQL defines already."""
+    with conn.transaction():
+        row = conn.execute("select obj_description(to_regnamespace('_migration'), 'pg_namespace')").fetchone()
+        if row is not None and row[0] == SCHEMA_VERSION:
+            return
+        conn.execute(DDL_LOCK)
+        conn.execute(SCHEMA_SQL)
+        conn.execute(sql.SQL("comment on schema _migration is {}").format(sql.Literal(SCHEMA_VERSION)))
+
+
+def committed_watermark(conn: psycopg.Connection, table_key: str) -> str | None:
+    query = "select watermark from _migration.committed_watermarks where table_key = %s"
+    row = conn.execute(query, (table_key,)).fetchone()
+    return None if row is None else row[0]
+
+
+def next_run_id(conn: psycopg.Connection) -> int:
+    row = conn.execute("select nextval('_migration.run_id_seq')").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def merge_lock_sql(table_key: str) -> tuple[str, tuple[str]]:
+    """The lock that the merge also takes (see macros/bookkeeping/tidemark_merge_lock.sql)."""
+    return "select pg_advisory_xact_lock(hashtext(%s))", (MERGE_LOCK_PREFIX + table_key,)
+
+
+def append_event(conn: psycopg.Connection, run: RunRecord) -> None:
+    """Append the run's current state; a 'landed' event is serialised with merges of the table."""
+    columns = list(vars(run))
+    statement = sql.SQL("insert into _migration.run_log ({}) values ({})").format(
+        sql.SQL(", ").join(map(sql.Identifier, columns)),
+        sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+    )
+    with conn.transaction():
+        if run.status == "landed":
+            conn.execute(*merge_lock_sql(run.table_key))
+        conn.execute(statement, [getattr(run, c) for c in columns])
+
+
+def interrupted_run(conn: psycopg.Connection, table_key: str) -> RunRecord | None:
+    """The table's latest run, if it stopped while reading (killed) after planning its partitions."""
+    columns = list(RunRecord.__dataclass_fields__)
+    row = conn.execute(
+        sql.SQL(
+            "select {} from _migration.run_log where table_key = %s order by run_id desc, event_id desc limit 1"
+        ).format(sql.SQL(", ").join(map(sql.Identifier, columns))),
+        (table_key,),
+    ).fetchone()
+    if row is None:
+        return None
+    run = RunRecord(**dict(zip(columns, row, strict=True)))
+    return run if run.status == "running" and run.partitions_planned is not None else None
+
+
+def try_extract_lock(conn: psycopg.Connection, table_key: str) -> bool:
+    """One extract per table at a time; held for the connection's life."""
+    row = conn.execute("select pg_try_advisory_lock(hashtext(%s))", ("tidemark:extract:" + table_key,)).fetchone()
+    return bool(row and row[0])

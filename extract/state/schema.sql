@@ -1,0 +1,118 @@
+-- The state schema in the target, created (idempotently) by every extract run.
+create schema if not exists _migration;
+revoke all on schema _migration from public;
+create sequence if not exists _migration.run_id_seq;
+create table if not exists _migration.run_log (
+    event_id bigserial primary key,
+    run_id bigint not null,
+    table_key text not null,
+    source_schema text not null,
+    source_table text not null,
+    target_schema text not null,
+    target_table text not null,
+    status text not null check (status in ('running', 'landed', 'failed')),
+    migration_type text not null check (migration_type in ('full', 'incremental')),
+    cursor_column text,
+    watermark_used text,
+    watermark_candidate text,
+    source_filter text,
+    rows_landed bigint,
+    error_message text,
+    started_at timestamptz not null,
+    ended_at timestamptz,
+    logged_at timestamptz not null default clock_timestamp()
+);
+alter table _migration.run_log add column if not exists last_pk_synced text;
+alter table _migration.run_log add column if not exists partitions_planned integer;
+alter table _migration.run_log add column if not exists partitions_landed integer;
+alter table _migration.run_log add column if not exists rows_planned bigint;
+-- 'spark' (partitions read in parallel by Spark) or 'driver' (a small batch, from the driver's JVM).
+alter table _migration.run_log add column if not exists landed_by text;
+create index if not exists run_log_table_key on _migration.run_log (table_key, run_id);
+create table if not exists _migration.merge_log (
+    merge_id bigserial primary key,
+    table_key text not null,
+    run_ids bigint [] not null,
+    rows_in_batch bigint not null,
+    rows_inserted bigint not null,
+    rows_updated bigint not null,
+    rows_unchanged bigint not null,
+    rows_deleted bigint not null,
+    merge_started_at timestamptz not null,
+    merged_at timestamptz not null default clock_timestamp()
+);
+create index if not exists merge_log_table_key on _migration.merge_log (table_key);
+-- One row per key-range partition of a run, planned before reading; a partition's
+-- staging rows and its landed_at commit in one transaction.
+create table if not exists _migration.partition_log (
+    run_id bigint not null,
+    partition_no integer not null,
+    segment text not null,
+    start_position text,
+    end_position text,
+    rows_landed bigint,
+    landed_at timestamptz,
+    primary key (run_id, partition_no)
+);
+-- One row per snapshot landed for an as-of history: landed by the extract, applied by
+-- the history model (applied_at set in the transaction that applies it).
+create table if not exists _migration.snapshot_log (
+    run_id bigint primary key,
+    table_key text not null,
+    as_of date not null,
+    origin text not null,
+    status text not null check (status in ('running', 'landed', 'failed')),
+    rows_landed bigint,
+    error_message text,
+    started_at timestamptz not null,
+    landed_at timestamptz,
+    applied_at timestamptz,
+    apply_seconds double precision,
+    versions_removed bigint,
+    versions_added bigint
+);
+create index if not exists snapshot_log_table_key on _migration.snapshot_log (table_key, run_id);
+-- The dates each as-of history holds (see macros/tidemark_scd2_sync_sql.sql).
+create table if not exists _migration.history_dates (
+    table_key text not null,
+    as_of date not null,
+    primary key (table_key, as_of)
+);
+
+-- What the extract and the dbt models both read: defined here once.
+
+-- Each run as its latest event says.
+create or replace view _migration.runs as
+select distinct on (run_id) *
+from _migration.run_log
+order by run_id asc, event_id desc;
+
+-- Runs that landed and no merge has taken yet. A full run supersedes the runs
+-- before it: they are merged with it, but their rows stay out of the batch.
+create or replace view _migration.pending_runs as
+select
+    landed.table_key,
+    landed.run_id,
+    landed.migration_type,
+    landed.run_id >= coalesce(
+        max(landed.run_id) filter (where landed.migration_type = 'full') over (partition by landed.table_key), 0
+    ) as in_batch
+from _migration.run_log as landed
+where
+    landed.status = 'landed'
+    and not exists (
+        select 1 from _migration.merge_log as merged
+        where merged.table_key = landed.table_key and landed.run_id = any(merged.run_ids)
+    );
+
+-- Per table, the watermark its merges committed: the latest clock reading of a
+-- merged run. The next run reads the rows changed since (less the safety window).
+create or replace view _migration.committed_watermarks as
+select
+    merged.table_key,
+    max(landed.watermark_candidate) as watermark,
+    max(landed.run_id) as run_id
+from _migration.merge_log as merged
+inner join _migration.run_log as landed
+    on landed.run_id = any(merged.run_ids) and landed.status = 'landed'
+group by merged.table_key;

@@ -1,0 +1,40 @@
+{#-
+  The model body of a replica: the staged rows of pending runs, the latest run's
+  version of each key. Use as {{ tidemark_staged_batch(source('<schema>', 'stg__<table>')) }}.
+
+  A single pending run holds each key once (the extract refuses a batch that repeats
+  one), so it is read as it is; only several runs need the sort that picks each key's
+  latest version. Which branch runs is decided in the database, under the merge
+  lock, by one-time filters: the set of pending runs cannot change in between.
+-#}
+{% macro tidemark_staged_batch(staging) -%}
+    {%- set keys = tidemark_key_columns(config.get('unique_key')) -%}
+    {%- if execute and load_relation(staging) is none -%}
+        {{ exceptions.raise_compiler_error(
+            "staging table " ~ staging ~ " does not exist yet: run the extract for this table "
+            ~ "(python -m extract --table ...) before dbt build, or leave the model out with --exclude"
+        ) }}
+    {%- endif %}
+    with pending as (
+        select pending_runs.run_id
+        from ({{ tidemark_pending_runs(tidemark_table_key(this)) }}) as pending_runs
+        where pending_runs.in_batch
+    )
+
+    select staged.*
+    from {{ staging }} as staged
+    where
+        staged.{{ tidemark_quote(var('tidemark_run_id_column')) }} in (select pending.run_id from pending)
+        and (select count(*) from pending) = 1
+
+    union all
+
+    (
+        select distinct on ({{ keys | join(', ') }}) staged.*
+        from {{ staging }} as staged
+        where
+            staged.{{ tidemark_quote(var('tidemark_run_id_column')) }} in (select pending.run_id from pending)
+            and (select count(*) from pending) > 1
+        order by {{ keys | join(', ') }}, staged.{{ tidemark_quote(var('tidemark_run_id_column')) }} desc
+    )
+{%- endmacro %}
