@@ -20,6 +20,7 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
                         [--quiet | --json]
        python -m extract --table SCHEMA.TABLE --snapshot-date YYYY-MM-DD [--snapshot-file PATH]
        python -m extract init         make a folder a tidemark dbt project (or update tidemark's files in it)
+       python -m extract dbt ARGS     dbt, configured from TIDEMARK_TARGET_URL as the extract is
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
        python -m extract check        great-expectations row counts, source vs replica
        python -m extract verify       row counts and content checksums, source vs replica
@@ -176,7 +177,19 @@ def _run_extract(argv: Sequence[str]) -> int:
     return outcome.exit_code
 
 
-SUBCOMMANDS = ("init", "generate", "check", "verify", "status", "server", "demo", "sample", "spark-archive", "jars")
+SUBCOMMANDS = (
+    "init",
+    "dbt",
+    "generate",
+    "check",
+    "verify",
+    "status",
+    "server",
+    "demo",
+    "sample",
+    "spark-archive",
+    "jars",
+)
 
 
 def _subcommand(name: str) -> Callable[[Sequence[str]], int]:

@@ -73,6 +73,8 @@ def test_pip_installed_tidemark_lands_merges_and_verifies(project: Project, tmp_
         conn.execute('update dbo."Parts" set "Name" = \'renamed\', "ModifiedDate" = now() where "PartID" <= 7')
     tidemark("--table", "dbo.Parts", "--dbt", "build", "--quiet")
     verified = tidemark("verify", "--table", "dbo.Parts")
+    # dbt alone, configured by the URL too; its state view then shows the merged run.
+    tidemark("dbt", "build", "--select", "_migration_state")
 
     assert "same" in verified.stdout, verified.stdout
     schema = project.scalar(
@@ -80,3 +82,4 @@ def test_pip_installed_tidemark_lands_merges_and_verifies(project: Project, tmp_
     )
     assert project.scalar(f'select count(*) from "{schema}".parts') == 500
     assert project.scalar(f"select count(*) from \"{schema}\".parts where name = 'renamed'") == 7
+    assert project.scalar("select sync_status from _migration._migration_state") == "success"

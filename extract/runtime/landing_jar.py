@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import pyspark
@@ -17,20 +19,31 @@ import pyspark
 from extract.config.environment import java_home
 from extract.core.errors import TidemarkError
 
-SOURCES = Path(__file__).parents[1] / "landing" / "jvm"
 POSTGRES_JAR = "/usr/share/java/postgresql.jar"
 
 
-def _sources() -> list[Path]:
-    return sorted(SOURCES.rglob("*.java"))
+def _sources() -> dict[str, bytes]:
+    """The Java sources by path under extract/landing/jvm, read as package data: also from a zip, as
+    spark-submit's --py-files ships the package."""
+    found: dict[str, bytes] = {}
+
+    def walk(folder: Traversable, prefix: str) -> None:
+        for entry in folder.iterdir():
+            if entry.is_dir():
+                walk(entry, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".java"):
+                found[prefix + entry.name] = entry.read_bytes()
+
+    walk(resources.files("extract.landing") / "jvm", "")
+    return dict(sorted(found.items()))
 
 
 def jar_path() -> Path:
     """Where the jar for these sources and this Spark lives (inside the Python environment)."""
     digest = hashlib.sha256(pyspark.__version__.encode())
-    for source in _sources():
-        digest.update(source.relative_to(SOURCES).as_posix().encode())
-        digest.update(source.read_bytes())
+    for name, text in _sources().items():
+        digest.update(name.encode())
+        digest.update(text)
     return Path(sys.prefix) / "tidemark-spark" / f"tidemark-landing-{digest.hexdigest()[:16]}.jar"
 
 
@@ -56,6 +69,13 @@ def ensure_jar() -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tidemark-javac-") as work:
         classes = Path(work) / "classes"
+        sources = []
+        for name, text in _sources().items():
+            sources.append(Path(work) / "src" / name)
+            sources[-1].parent.mkdir(parents=True, exist_ok=True)
+            sources[-1].write_bytes(text)
+        if not sources:
+            raise TidemarkError("the landing classes' Java sources are missing from extract/landing/jvm")
         command = [
             _javac(),
             "--release",
@@ -65,11 +85,11 @@ def ensure_jar() -> Path:
             f"{spark_jars}/*:{POSTGRES_JAR}",
             "-d",
             str(classes),
-            *map(str, _sources()),
+            *map(str, sources),
         ]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            raise TidemarkError(f"compiling {SOURCES} failed:\n{done.stderr.strip()}")
+            raise TidemarkError(f"compiling the landing classes failed:\n{done.stderr.strip()}")
         partial = Path(work) / "landing.jar"
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
             jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")

@@ -40,7 +40,9 @@ def spark_conf(
     jars = jar_paths(extra_jars)
     log_config = Path(__file__).with_name("log4j2.properties")
     extra = class_archive.java_options(jars) if java_options is None else java_options
-    logging = f"-Dlog4j2.configurationFile=file:{log_config} -Dtidemark.log.level={'error' if verbose else 'off'}"
+    level = f"-Dtidemark.log.level={'error' if verbose else 'off'}"
+    # Not a file when the package runs from a zip (spark-submit --py-files), where spark-submit set up the JVM.
+    logging = f"-Dlog4j2.configurationFile=file:{log_config} {level}" if log_config.is_file() else ""
     driver_options = f"-Duser.timezone=UTC {logging} {extra}".strip()
     executor_options = f"-Duser.timezone=UTC {logging}"
     return (

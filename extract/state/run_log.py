@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
+from importlib import resources
 
 import psycopg
 from psycopg import sql
@@ -15,7 +15,7 @@ from extract.core.sql_contract import MERGE_LOCK_PREFIX
 #: Serialises DDL between extracts running at once: CREATE ... IF NOT EXISTS races on the catalog.
 DDL_LOCK = "select pg_advisory_xact_lock(hashtext('tidemark:ddl'))"
 
-SCHEMA_SQL = Path(__file__).with_name("schema.sql").read_text()
+SCHEMA_SQL = resources.files("extract.state").joinpath("schema.sql").read_text()
 #: Marks a state schema created from this SCHEMA_SQL, so that a run skips the DDL when nothing changed.
 SCHEMA_VERSION = "tidemark state " + hashlib.sha256(SCHEMA_SQL.encode()).hexdigest()[:16]
 

@@ -1,0 +1,33 @@
+"""`python -m extract dbt ARGS`: dbt with ARGS, configured from TIDEMARK_TARGET_URL as the extract is (the
+profile's TIDEMARK_TARGET_* variables get the URL's parts), in the project of --project-dir. Its exit
+code is dbt's: 0 success, 1 a node failed, 2 dbt could not run."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from extract.config.environment import dbt_profiles_dir, project_dir
+from extract.config.settings import dbt_profile_env, target_from_env
+
+
+def main(argv: Sequence[str]) -> int:
+    args = list(argv)
+    if not args or args[0] in {"-h", "--help"}:
+        print(f"usage: python -m extract dbt DBT_COMMAND [DBT_OPTIONS...]\n\n{__doc__}")
+        return 0 if args else 2
+    os.environ.update(dbt_profile_env(target_from_env()))
+    project = project_dir()
+    if "--project-dir" not in args:
+        args += ["--project-dir", str(project)]
+    profiles = dbt_profiles_dir(project)
+    if "--profiles-dir" not in args and profiles is not None:
+        args += ["--profiles-dir", str(profiles)]
+    from dbt.cli.main import dbtRunner  # imported here: it takes a second or two
+
+    result = dbtRunner().invoke(args)
+    sys.stdout.flush()
+    if result.success:
+        return 0
+    return 2 if result.exception is not None else 1
