@@ -1,5 +1,3 @@
-import sys
+from extract.cli import exit_now, main
 
-from extract.cli import main
-
-sys.exit(main())
+exit_now(main())

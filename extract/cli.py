@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import os
 import sys
@@ -10,6 +11,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
+from typing import NoReturn
 
 from extract import __version__
 from extract.core.errors import EXIT_CODES, TidemarkError
@@ -133,7 +135,7 @@ def _snapshot_arguments(args: argparse.Namespace) -> tuple[date | None, Path | N
 def _run_extract(argv: Sequence[str]) -> int:
     args = _extract_parser().parse_args(argv)
     from extract.config.settings import MAX_EVERY, MIN_EVERY, dbt_profile_env, load_settings, parse_duration
-    from extract.every import Watch
+    from extract.every import SyncEvery
     from extract.runtime.dbt import InProcessDbt, parse_dbt_args
     from extract.runtime.spark import SparkRuntime
     from extract.sync_pass import PassRequest, SyncPass, print_report
@@ -168,7 +170,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     sync_pass = SyncPass(settings, runtime, dbt, request)
     if every is not None:
         try:
-            return Watch(every, quiet=args.quiet, json_lines=args.json).run(sync_pass)
+            return SyncEvery(every, quiet=args.quiet, json_lines=args.json).run(sync_pass)
         finally:
             runtime.stop()
     outcome = sync_pass.run(keep_runtime=False)
@@ -232,6 +234,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def exit_now(code: int) -> NoReturn:
+    """Exit with `code` once the atexit handlers ran (dbt's and multiprocessing's clean-up, logging's last
+    flush), without the interpreter's tear-down: freeing dbt's and Spark's objects one by one takes most
+    of a second after a sync and changes nothing outside this process."""
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def console() -> None:
     """The `tidemark` command that pip installs."""
-    sys.exit(main())
+    exit_now(main())

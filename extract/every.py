@@ -20,7 +20,9 @@ from extract.core.errors import TidemarkError, first_line
 from extract.sync_pass import Outcome, SyncPass, print_report
 
 
-class Watch:
+class SyncEvery:
+    """The --every loop: a sync pass every interval in one process, which keeps Spark and dbt loaded, until SIGTERM."""
+
     def __init__(self, interval: timedelta, quiet: bool, json_lines: bool) -> None:
         self.interval = interval.total_seconds()
         self.quiet = quiet

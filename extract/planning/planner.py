@@ -43,7 +43,9 @@ class Planner:
         self._local = threading.local()
         self._connections: list[JdbcConnection] = []
         self._lock = threading.Lock()
-        _ = self.source  # connect now: a bad source URL fails before any table starts
+        # Connect now, so that a bad source URL fails before any table starts; the first thread that
+        # reads the source takes this connection over.
+        self._idle = [self._connect()]
 
     @property
     def spark(self) -> SparkSession:
@@ -55,10 +57,15 @@ class Planner:
         """This thread's connection to the source: tables synced at once each use their own."""
         connection: JdbcConnection | None = getattr(self._local, "connection", None)
         if connection is None:
-            connection = JdbcConnection(self.runtime.jvm, self.settings.source)
-            self._local.connection = connection
             with self._lock:
-                self._connections.append(connection)
+                connection = self._idle.pop() if self._idle else None
+            self._local.connection = connection = connection or self._connect()
+        return connection
+
+    def _connect(self) -> JdbcConnection:
+        connection = JdbcConnection(self.runtime.jvm, self.settings.source)
+        with self._lock:
+            self._connections.append(connection)
         return connection
 
     def close(self) -> None:

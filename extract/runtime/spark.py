@@ -63,20 +63,25 @@ def spark_conf(
 
 
 @contextmanager
-def _stderr_to(path: Path) -> Iterator[None]:
-    """The JVM launched meanwhile writes its stderr to `path`: the JVM's and Spark's start-up notices
-    (incubator modules, the default log level) are not for the user; a crash of the JVM is kept there."""
+def _output_to(path: Path) -> Iterator[None]:
+    """The JVM launched meanwhile writes its stdout and stderr to `path`: the JVM's and Spark's start-up
+    notices (incubator modules, the default log level) are not for the user; a crash of the JVM is kept
+    there. Nor does the JVM hold this process's stdout open: whoever reads it (a pipe, a scheduler) sees
+    its end when this process exits, not when the JVM has shut down after it."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
     sys.stderr.flush()
-    saved = os.dup(2)
+    saved = [os.dup(1), os.dup(2)]
     log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        os.dup2(log, 2)  # the child inherits descriptor 2 as it is now
+        os.dup2(log, 1)  # the child inherits descriptors 1 and 2 as they are now
+        os.dup2(log, 2)
         yield
     finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(log)
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, log):
+            os.close(fd)
 
 
 class SparkRuntime:
@@ -97,7 +102,7 @@ class SparkRuntime:
         self._conf = spark_conf(master, extra_jars, java_options, verbose)
         self._log_level = "ERROR" if verbose else "OFF"
         # Launches the JVM with the settings above (spark-submit's --conf), or finds the running one.
-        with nullcontext() if verbose or jvm_log is None else _stderr_to(jvm_log):
+        with nullcontext() if verbose or jvm_log is None else _output_to(jvm_log):
             SparkContext._ensure_initialized(conf=self._conf)
         self._session: SparkSession | None = None
         self._lock = threading.Lock()

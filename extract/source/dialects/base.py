@@ -60,7 +60,7 @@ class Dialect(ABC):
 
     @abstractmethod
     def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
-        """`column` as text that casts back to exactly the same value (a page position)."""
+        """`column` as text that casts back to exactly the same value (a partition boundary)."""
 
     @abstractmethod
     def position_type(self, column: SourceColumn) -> str:
