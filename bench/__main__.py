@@ -21,9 +21,12 @@ import psycopg
 
 from bench import baseline, databases, merge_strategies, report, workload
 from bench.databases import SOURCE_DB, BenchDatabases
-from bench.measure import Measured, count_rows
+from bench.measure import Measured
 from bench.peers import runner
-from bench.tidemark_sync import REPO, Sync, SyncLoop, TidemarkProject
+from bench.rounds import IncrementalRounds
+from bench.tidemark_sync import REPO, Sync, TidemarkProject
+
+PEERS = (runner.Dlt, runner.Sling)
 
 
 def _say(text: str) -> None:
@@ -64,7 +67,7 @@ def _memory_probe(work: Path, databases: BenchDatabases, rows: int) -> dict[str,
     return _memory(rows, project.sync().command)
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--rows", type=int, default=int(os.environ.get("BENCH_ROWS", "10000000")))
     parser.add_argument("--percent", type=int, default=1, help="share of rows changed for the incremental sync")
@@ -86,10 +89,37 @@ def main() -> int:
     missing = None if args.no_peers else runner.available()
     if missing:
         parser.error(f"the peers are not installed ({missing}): run `make bench`, or pass --no-peers")
+    return args
 
+
+def _baseline(args: argparse.Namespace, bench_db: BenchDatabases, results: dict[str, Any]) -> None:
+    """The source rows, then raw COPY. The baseline divides every ratio, and one COPY of a few seconds
+    varies by a third between runs on a shared machine: it is measured as often as the incrementals, its
+    median counts."""
+    bench_db.recreate()
+    _say(f'generating {args.rows:,} rows in {SOURCE_DB}.bench."Items"')
+    with psycopg.connect(bench_db.source_url, autocommit=True) as conn:
+        workload.create(conn, args.rows)
+        version = conn.execute("show server_version").fetchone()
+    results["machine"]["postgres"] = version[0] if version else "?"
+    _say(f"raw COPY FROM STDIN into an UNLOGGED table (the baseline), {args.rounds} times")
+    work = databases.WORK_DIR
+    copied, rounds = baseline.raw_copy_seconds(
+        bench_db.source_url, bench_db.target_url, work, args.rounds, bench_db.settle
+    )
+    seconds = statistics.median(rounds)
+    results["raw_copy"] = {
+        "rows": copied,
+        "seconds": seconds,
+        "rows_per_second": report.rate(copied, seconds),
+        "rounds_seconds": rounds,
+    }
+
+
+def main() -> int:
+    args = _arguments()
     work = databases.WORK_DIR
     bench_db = databases.start()
-    source_url, target_url, env = bench_db.source_url, bench_db.target_url, bench_db.env
     results: dict[str, Any] = {
         "rows": args.rows,
         "percent_changed": args.percent,
@@ -100,89 +130,29 @@ def main() -> int:
         small = max(1000, args.rows // 10)
         _say(f"memory probe: full sync of {small:,} rows")
         memory = [_memory_probe(work, bench_db, small)]
-
-        bench_db.recreate()
-        _say(f'generating {args.rows:,} rows in {SOURCE_DB}.bench."Items"')
-        with psycopg.connect(source_url, autocommit=True) as conn:
-            workload.create(conn, args.rows)
-            version = conn.execute("show server_version").fetchone()
-        results["machine"]["postgres"] = version[0] if version else "?"
-
-        # The baseline divides every ratio, and one COPY of a few seconds varies by a third between runs
-        # on a shared machine: it is measured as often as the incrementals, its median counts.
-        _say(f"raw COPY FROM STDIN into an UNLOGGED table (the baseline), {args.rounds} times")
-        copied, copy_rounds = baseline.raw_copy_seconds(source_url, target_url, work, args.rounds, bench_db.settle)
-        copy_seconds = statistics.median(copy_rounds)
-        copy_rate = report.rate(copied, copy_seconds)
-        results["raw_copy"] = {
-            "rows": copied,
-            "seconds": copy_seconds,
-            "rows_per_second": copy_rate,
-            "rounds_seconds": copy_rounds,
-        }
+        _baseline(args, bench_db, results)
 
         _say("tidemark: full first sync (extract, then dbt run of the replica in its process)")
-        project = TidemarkProject(work / "tidemark", env, target_url)
+        project = TidemarkProject(work / "tidemark", bench_db.env, bench_db.target_url)
         bench_db.settle()
         full = project.sync()
         memory.append(_memory(args.rows, full.command))
         results["driver_memory"] = memory
 
-        peers = [] if args.no_peers else [kind(work, source_url, target_url) for kind in (runner.Dlt, runner.Sling)]
+        peers = [] if args.no_peers else [kind(work, bench_db.source_url, bench_db.target_url) for kind in PEERS]
         peer_full = {}
         for peer in peers:
             _say(f"{peer.name}: full first sync")
             bench_db.settle()
             peer_full[peer.name] = peer.sync()
 
-        # A few seconds each, so noise weighs more than on the full syncs: every tool syncs each of a few
-        # rounds of changes, and the median round counts (every round is kept in the results). tidemark
-        # syncs the first rounds as one command each, then as many in one `--every` process.
-        schema, table = project.replica()
-        replica_rows = f'"{schema}"."{table}"'
-        ours: dict[str, list[Sync]] = {"command": [], "every": []}
-        theirs: dict[str, list[float]] = {peer.name: [] for peer in peers}
-        total = 2 * args.rounds
-        loop: SyncLoop | None = None
-        try:
-            for number in range(1, total + 1):
-                mode = "command" if number <= args.rounds else "every"
-                if mode == "every" and loop is None:
-                    _say("tidemark: starting `extract --every` (its first sync, of nothing new, loads Spark and dbt)")
-                    loop = SyncLoop(project)
-                _say(f"round {number}/{total}: changing {args.percent}% of the source rows")
-                with psycopg.connect(source_url, autocommit=True) as conn:
-                    changed = workload.change(conn, args.percent)
-                results["rows_changed"] = changed
-                _say("vacuum and analyse of both databases, as autovacuum leaves them between syncs")
-                bench_db.settle(vacuum=True)
-                how = "one command" if loop is None else "a sync of the --every process"
-                _say(f"round {number}/{total}: tidemark: incremental sync, {how}")
-                incremental = project.sync() if loop is None else loop.sync()
-                if incremental.rows_updated != changed:
-                    updated = incremental.rows_updated
-                    raise RuntimeError(f"tidemark updated {updated:,} rows, the source changed {changed:,}")
-                ours[mode].append(incremental)
-                source_rows = count_rows(source_url, 'bench."Items"')
-                held_by_replica = count_rows(target_url, replica_rows)
-                if held_by_replica != source_rows:
-                    raise RuntimeError(f"the replica holds {held_by_replica:,} rows, the source {source_rows:,}")
-                for peer in peers:
-                    _say(f"round {number}/{total}: {peer.name}: incremental sync")
-                    bench_db.settle()
-                    second = peer.sync()
-                    if second.rows_in_target != source_rows:
-                        held = second.rows_in_target
-                        raise RuntimeError(f"{peer.name} holds {held:,} rows, the source {source_rows:,}")
-                    theirs[peer.name].append(second.measured.seconds)
-        finally:
-            if loop is not None:
-                loop.stop()
-
+        rounds = IncrementalRounds(project, peers, bench_db, args.percent, _say)
+        rounds.run(args.rounds)
+        results["rows_changed"] = rounds.changed
         results["tidemark"] = {
             "full": {**_sync_figures(full), "rows_per_second": report.rate(args.rows, full.seconds)},
-            "incremental": _median_round(ours["command"]),
-            "incremental_every": _median_round(ours["every"]),
+            "incremental": _median_round(rounds.ours["command"]),
+            "incremental_every": _median_round(rounds.ours["every"]),
             "landing_seconds": full.landing_seconds,
             "landing_rows_per_second": report.rate(full.rows_landed, full.landing_seconds),
         }
@@ -191,8 +161,8 @@ def main() -> int:
                 "name": peer.name,
                 "full": {"seconds": peer_full[peer.name].measured.seconds},
                 "incremental": {
-                    "seconds": statistics.median_low(theirs[peer.name]),
-                    "rounds_seconds": theirs[peer.name],
+                    "seconds": statistics.median_low(rounds.theirs[peer.name]),
+                    "rounds_seconds": rounds.theirs[peer.name],
                 },
             }
             for peer in peers
@@ -200,7 +170,8 @@ def main() -> int:
 
         _say("merge strategies on a batch of every row")
         results["merge_strategies"] = [
-            asdict(r) for r in merge_strategies.compare(work, env, target_url, (schema, table), args.percent)
+            asdict(r)
+            for r in merge_strategies.compare(work, bench_db.env, bench_db.target_url, project.replica(), args.percent)
         ]
     finally:
         databases.stop()

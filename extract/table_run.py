@@ -137,7 +137,7 @@ class TableRun:
         def checkpoint(watch_conn: psycopg.Connection, current: Progress) -> None:
             record.partitions_landed = current.partitions_landed
             record.rows_landed = current.rows_landed
-            record.last_pk_synced = current.last_position
+            record.partition_positions = current.last_position
             append_event(watch_conn, record)  # a checkpoint: the status stays 'running'
             observer("partition", {"table": plan.config.key, "run": record})
 
@@ -156,7 +156,7 @@ class TableRun:
             )
         final = progress(conn, record.run_id)
         record.partitions_landed, record.rows_landed = final.partitions_landed, final.rows_landed
-        record.last_pk_synced = final.last_position
+        record.partition_positions = final.last_position
         cursor = plan.cursor
         if plan.table.key_enforced and (cursor is None or not record.watermark_used):
             return first_sync  # key ranges, read in key order, hold each key of an enforced key once

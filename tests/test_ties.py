@@ -38,7 +38,7 @@ def run_events(project: Project) -> list[tuple[int, str, int, int, str | None]]:
         return [
             tuple(r)
             for r in conn.execute(
-                "select run_id, status, partitions_landed, rows_landed, last_pk_synced from _migration.run_log"
+                "select run_id, status, partitions_landed, rows_landed, partition_positions from _migration.run_log"
                 " where status <> 'failed' and partitions_landed is not null order by event_id"
             ).fetchall()
         ]
@@ -69,7 +69,7 @@ def test_incremental_partitions_through_a_tie_and_null_cursors(tied: Project) ->
     assert result.rows_landed == changed + nulls
     tied.build()
     assert_replicas_equal(tied)
-    state = tied.scalar("select last_pk_synced from _migration._migration_state where source_table = 'Tied'")
+    state = tied.scalar("select partition_positions from _migration._migration_state where source_table = 'Tied'")
     position = json.loads(state)
     assert position == {"segment": "null cursor", "partition": 6, "through": None}  # every partition landed
     info = json.loads(tied.scalar("select partition_info from _migration._migration_state"))

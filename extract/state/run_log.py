@@ -36,7 +36,7 @@ class RunRecord:
     watermark_candidate: str | None = None
     source_filter: str | None = None
     rows_landed: int | None = None
-    last_pk_synced: str | None = None
+    partition_positions: str | None = None
     partitions_planned: int | None = None
     partitions_landed: int | None = None
     rows_planned: int | None = None

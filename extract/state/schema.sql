@@ -22,7 +22,19 @@ create table if not exists _migration.run_log (
     ended_at timestamptz,
     logged_at timestamptz not null default clock_timestamp()
 );
-alter table _migration.run_log add column if not exists last_pk_synced text;
+-- Called last_pk_synced before it held the landed prefix of a partition plan (JSON): renamed
+-- where an older run log has it.
+do $$
+begin
+    if exists (
+        select 1 from information_schema.columns
+        where table_schema = '_migration' and table_name = 'run_log' and column_name = 'last_pk_synced'
+    ) then
+        alter table _migration.run_log rename column last_pk_synced to partition_positions;
+    end if;
+end
+$$;
+alter table _migration.run_log add column if not exists partition_positions text;
 alter table _migration.run_log add column if not exists partitions_planned integer;
 alter table _migration.run_log add column if not exists partitions_landed integer;
 alter table _migration.run_log add column if not exists rows_planned bigint;

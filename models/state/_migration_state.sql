@@ -82,7 +82,7 @@ select
     latest_merge.rows_updated,
     latest_merge.rows_unchanged,
     latest_merge.rows_deleted,
-    latest_run.last_pk_synced,
+    latest_run.partition_positions,
     case
         when latest_run.partitions_planned is not null
             then
