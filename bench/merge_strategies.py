@@ -19,6 +19,7 @@ from psycopg import sql
 
 from bench.measure import run
 from bench.tidemark_sync import DBT, REPO
+from extract.core.sql_contract import DBT_VARS
 
 SCHEMA = "merge_cmp"
 STRATEGIES = ("distinct_merge", "merge", "delete+insert")
@@ -32,6 +33,7 @@ macro-paths: ["macros"]
 model-paths: ["models"]
 flags:
   send_anonymous_usage_stats: false
+vars: {vars}
 """
 
 _SOURCES = f"""\
@@ -69,7 +71,7 @@ def _write_project(root: Path) -> None:
     (root / "models").mkdir(parents=True)
     shutil.copytree(REPO / "macros", root / "macros")
     shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
-    (root / "dbt_project.yml").write_text(_PROJECT)
+    (root / "dbt_project.yml").write_text(_PROJECT.format(vars=json.dumps(DBT_VARS)))  # JSON is YAML
     (root / "models" / "_merge_cmp__sources.yml").write_text(_SOURCES)
     for strategy in STRATEGIES:
         body = _MODEL.format(strategy=strategy, schema=SCHEMA)

@@ -26,6 +26,7 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
        python -m extract check        great-expectations row counts, source vs replica
        python -m extract verify       row counts and content checksums, source vs replica
+       python -m extract reconcile    find and repair what a watermark misses: deletes, backdated changes
        python -m extract status       the committed state per table (_migration._migration_state)
        python -m extract server ...   start/stop the embedded PostgreSQL
        python -m extract demo ...     demo data: setup, change
@@ -185,6 +186,7 @@ SUBCOMMANDS = (
     "generate",
     "check",
     "verify",
+    "reconcile",
     "status",
     "server",
     "demo",

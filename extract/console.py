@@ -75,6 +75,8 @@ class ConsoleObserver:
         elif event == "snapshot-landed":
             self._landed(table, run, f"{run.target_schema}.{run.target_table}")
             self._say(f"{table}: the snapshot as of {run.as_of} is applied to the as-of history at `dbt build`")
+        elif event == "note":
+            self._say(f"{table}: {details['text']}")
         elif event == "failed":
             self._close_bar(table)
             print(f"{table}: run {run.run_id} failed: {run.error_message}", file=sys.stderr, flush=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from extract.config.seeds import SyncTable, fold_name
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import TidemarkError
+from extract.core.sql_contract import TOMBSTONE_PREFIX
 
 STAGING_PREFIX = "stg__"
 FIRST_SYNC_PREFIX = "stg_first__"
@@ -38,6 +39,11 @@ class TargetNames:
         return FIRST_SYNC_PREFIX + self.table
 
     @property
+    def tombstone_table(self) -> str:
+        """Where a reconcile lands the keys the replica holds and the source does not."""
+        return TOMBSTONE_PREFIX + self.table
+
+    @property
     def snapshot_table(self) -> str:
         """Where snapshots for the as-of history land."""
         return SNAPSHOT_PREFIX + self.table
@@ -57,7 +63,8 @@ class TargetNames:
 
     def identifiers(self, asof_history: bool) -> tuple[str, ...]:
         """Every name the target holds for this table: its schema and each relation beside the replica."""
-        names = [self.schema, self.table, self.staging_table, self.first_sync_table, self.table + HISTORY_SUFFIX]
+        names = [self.schema, self.table, self.staging_table, self.first_sync_table, self.tombstone_table]
+        names.append(self.table + HISTORY_SUFFIX)
         if asof_history:
             names += [self.snapshot_table, self.snapshot_table + "__run", self.asof_history_table]
         return tuple(names)

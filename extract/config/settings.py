@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from extract.config.environment import extra_jars, project_dir
+from extract.config.reconcile_settings import ReconcileSettings, reconcile_settings
 from extract.config.urls import DatabaseUrl, parse_url
 from extract.core.errors import TidemarkError
 from extract.core.secrets import register
@@ -58,6 +59,7 @@ class Settings:
     #: Set: cut every this many rows, whatever the threshold (for tests and tuning).
     partition_rows: int | None
     max_parallel_transfers: int
+    reconcile: ReconcileSettings
 
     @property
     def seeds_dir(self) -> Path:
@@ -246,4 +248,5 @@ def load_settings(
             if parallel is not None
             else _setting(env, "MAX_PARALLEL_TRANSFERS", DEFAULT_MAX_PARALLEL_TRANSFERS)
         ),
+        reconcile=reconcile_settings(env),
     )

@@ -118,7 +118,7 @@ class Planner:
         hint = self.dialect.table_hint(self.settings.read_uncommitted)
         return self.dialect.table_ref(plan.table.schema, plan.table.name) + hint
 
-    def _bound(self, plan: TablePlan, watermark_used: str | None) -> datetime | None:
+    def changed_rows_bound(self, plan: TablePlan, watermark_used: str | None) -> datetime | None:
         """Where the changed-rows filter starts: the committed watermark less the safety window."""
         if plan.cursor is None or not watermark_used:
             return None
@@ -126,7 +126,7 @@ class Planner:
         return self.dialect.cursor_lower_bound(start_from, plan.cursor)
 
     def read_segments(self, plan: TablePlan, watermark_used: str | None) -> list[Segment]:
-        return segments(self.dialect, plan.table, plan.cursor, self._bound(plan, watermark_used))
+        return segments(self.dialect, plan.table, plan.cursor, self.changed_rows_bound(plan, watermark_used))
 
     def fits_driver(self, rows: int) -> bool:
         """Whether a run of `rows` rows is small enough to land from the driver, without a Spark job: at most

@@ -20,4 +20,15 @@ class TablePlan:
 
     @property
     def key_columns(self) -> list[str]:
+        """The key's replica column names."""
         return [name.lower() for name in self.table.primary_key]
+
+    @property
+    def source_keys(self) -> list[SourceColumn]:
+        """The key's source columns, in key order."""
+        return [c for name in self.table.primary_key if (c := self.table.column(name)) is not None]
+
+    @property
+    def mapped_keys(self) -> list[MappedColumn]:
+        """The key's columns as landed, in key order."""
+        return [c for name in self.key_columns for c in self.columns if c.target_name == name]

@@ -16,7 +16,7 @@ import psycopg
 
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
-from extract.source.dialects.postgres import PostgresDialect, canonical_postgres, checksum_postgres
+from extract.source.dialects.postgres import PostgresDialect, canonical_postgres
 
 _TARGET = PostgresDialect()
 
@@ -69,8 +69,9 @@ def verify_table(planner: Planner, plan: TablePlan, target: psycopg.Connection) 
         [planner.dialect.canonical_text(c.source, k, n) for c, (k, n) in zip(plan.columns, kinds, strict=True)],
     )
     source_rows, source_sum = planner.source.query(source_sql)[0]
-    replica_sql = checksum_postgres(
-        _TARGET.table_ref(plan.names.schema, plan.names.table),
+    replica_sql = _TARGET.checksum_query(
+        plan.names.schema,
+        plan.names.table,
         [canonical_postgres(_TARGET.quote(c.target_name), k, n) for c, (k, n) in zip(plan.columns, kinds, strict=True)],
     )
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ class JdbcConnection:
 
     def __init__(self, jvm: Any, url: DatabaseUrl) -> None:
         self._url = url
+        self._jvm = jvm
         props = java_properties(jvm, url)
         try:
             jvm.java.lang.Class.forName(url.driver_class)
@@ -44,6 +46,15 @@ class JdbcConnection:
         except Exception as exc:
             raise SourceError(f"query on {self._url.display} failed: {_java_message(exc)}") from None
 
+    def rows(self, sql: str) -> list[tuple[str | None, ...]]:
+        """The whole result of `sql` (no parameters) in one call into the JVM: for results of many rows,
+        which `query` reads value by value."""
+        try:
+            encoded = bytes(self._jvm.tidemark.landing.QueryRows.read(self._conn, sql))
+        except Exception as exc:
+            raise SourceError(f"query on {self._url.display} failed: {_java_message(exc)}") from None
+        return decode_rows(encoded)
+
     def close(self) -> None:
         self._conn.close()
 
@@ -61,3 +72,20 @@ def _java_message(exc: Exception) -> str:
         if "Exception:" in line:
             return line.split("Exception:", 1)[1].strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def decode_rows(encoded: bytes) -> list[tuple[str | None, ...]]:
+    """Rows as tidemark.landing.QueryRows writes them: the width, then per value a length (-1: NULL)
+    and its UTF-8 bytes."""
+    (width,) = struct.unpack_from(">i", encoded, 0)
+    offset = 4
+    values: list[str | None] = []
+    while offset < len(encoded):
+        (length,) = struct.unpack_from(">i", encoded, offset)
+        offset += 4
+        if length < 0:
+            values.append(None)
+        else:
+            values.append(encoded[offset : offset + length].decode("utf-8"))
+            offset += length
+    return [tuple(values[i : i + width]) for i in range(0, len(values), width)]

@@ -10,8 +10,8 @@ create table if not exists _migration.run_log (
     source_table text not null,
     target_schema text not null,
     target_table text not null,
-    status text not null check (status in ('running', 'landed', 'failed')),
-    migration_type text not null check (migration_type in ('full', 'incremental')),
+    status text not null,
+    migration_type text not null,
     cursor_column text,
     watermark_used text,
     watermark_candidate text,
@@ -41,6 +41,14 @@ alter table _migration.run_log add column if not exists rows_planned bigint;
 -- 'spark' (partitions read in parallel by Spark) or 'driver' (a small batch, from the driver's JVM).
 alter table _migration.run_log add column if not exists landed_by text;
 create index if not exists run_log_table_key on _migration.run_log (table_key, run_id);
+-- A reconcile is a run of its own kind; one that found nothing to repair ends 'exact', a dry
+-- run 'reported': neither leaves anything for a merge.
+alter table _migration.run_log drop constraint if exists run_log_migration_type_check;
+alter table _migration.run_log add constraint run_log_migration_type_check
+check (migration_type in ('full', 'incremental', 'reconcile'));
+alter table _migration.run_log drop constraint if exists run_log_status_check;
+alter table _migration.run_log add constraint run_log_status_check
+check (status in ('running', 'landed', 'failed', 'exact', 'reported'));
 create table if not exists _migration.merge_log (
     merge_id bigserial primary key,
     table_key text not null,
@@ -53,7 +61,18 @@ create table if not exists _migration.merge_log (
     merge_started_at timestamptz not null,
     merged_at timestamptz not null default clock_timestamp()
 );
+-- Rows whose key changed in the source and moved with it (a seed's record_id recognises them).
+alter table _migration.merge_log add column if not exists rows_key_changed bigint not null default 0;
 create index if not exists merge_log_table_key on _migration.merge_log (table_key);
+-- Every row a merge deleted: the run whose tombstone (or full read) removed it, and its key.
+create table if not exists _migration.delete_log (
+    delete_id bigserial primary key,
+    table_key text not null,
+    run_id bigint not null,
+    key jsonb not null,
+    deleted_at timestamptz not null default clock_timestamp()
+);
+create index if not exists delete_log_table_key on _migration.delete_log (table_key, run_id);
 -- One row per key-range partition of a run, planned before reading; a partition's
 -- staging rows and its landed_at commit in one transaction.
 create table if not exists _migration.partition_log (
@@ -128,3 +147,38 @@ from _migration.merge_log as merged
 inner join _migration.run_log as landed
     on landed.run_id = any(merged.run_ids) and landed.status = 'landed'
 group by merged.table_key;
+
+-- Row hashes for reconcile (extract/reconcile): the first 60 bits of a text's md5 as a
+-- non-negative bigint (a key's place in the key-hash space), and the first 64 bits as a
+-- signed bigint (a row's content). Immutable, so a replica can keep both as generated columns.
+create or replace function _migration.tidemark_hash60(value text) returns bigint
+language sql immutable strict parallel safe
+as $$ select cast(cast('x' || substr(md5(value), 2, 15) as bit(60)) as bigint) $$;
+
+create or replace function _migration.tidemark_hash64(value text) returns bigint
+language sql immutable strict parallel safe
+as $$ select cast(cast('x' || substr(md5(value), 1, 16) as bit(64)) as bigint) $$;
+
+-- The canonical text of times (extract/project/verify.py). to_char is only stable because
+-- some patterns follow the locale; these patterns do not, so the result never changes.
+create or replace function _migration.tidemark_stamp_text(value timestamp) returns text
+language sql immutable strict parallel safe
+as $$ select to_char(value, 'YYYY-MM-DD"T"HH24:MI:SS.US') $$;
+
+create or replace function _migration.tidemark_stamp_text(value timestamptz) returns text
+language sql immutable strict parallel safe
+as $$ select to_char(value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') $$;
+
+create or replace function _migration.tidemark_date_text(value date) returns text
+language sql immutable strict parallel safe
+as $$ select to_char(value, 'YYYY-MM-DD') $$;
+
+create or replace function _migration.tidemark_time_text(value time) returns text
+language sql immutable strict parallel safe
+as $$ select to_char(value, 'HH24:MI:SS.US') $$;
+
+-- Any other value as its text: the output of types like interval follows a setting
+-- (IntervalStyle) that tidemark's sessions leave at its default.
+create or replace function _migration.tidemark_any_text(value anyelement) returns text
+language sql immutable strict parallel safe
+as $$ select cast(value as text) $$;

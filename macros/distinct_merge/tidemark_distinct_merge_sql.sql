@@ -1,14 +1,17 @@
 {#-
   One statement, one snapshot: upsert the batch, touching only rows where some
-  column IS DISTINCT FROM its new value; after a full run, delete keys the source
-  no longer has; log the exact counts. An empty replica takes the batch with a
+  column IS DISTINCT FROM its new value; delete the keys a reconcile tombstoned
+  and, after a full run, the keys the source no longer has, each logged in
+  _migration.delete_log with the run that removed it; log the exact counts. An empty replica takes the batch with a
   plain insert instead (tidemark_first_sync_sql). The merged staging rows stay:
   the next extract of the table clears them (a TRUNCATE, not a delete here). The
   caller (dbt's incremental materialization) commits it in the same transaction
   as the merge lock taken by the pre-hook.
 -#}
-{% macro tidemark_distinct_merge_sql(target, source, unique_key, dest_columns) -%}
+{% macro tidemark_distinct_merge_sql(target, source, unique_key, all_dest_columns) -%}
+    {%- set dest_columns = tidemark_replica_columns(all_dest_columns) -%}
     {%- set keys = tidemark_key_columns(unique_key) -%}
+    {%- set tombstones = tidemark_tombstones(target) -%}
     {%- set all_columns = tidemark_quoted_names(dest_columns | map(attribute='name')) | join(', ') -%}
     {%- set changing = [] -%}
     {%- for column in dest_columns -%}
@@ -58,7 +61,8 @@
         returning (xmax = 0) as was_inserted
     ),
 
-    deleted as (
+    {#- after a full run: every key the batch does not hold (gated by a one-time filter) -#}
+    deleted_by_full_run as (
         delete from {{ target }} as dbt_internal_dest
         where
             exists (select 1 from pending where pending.in_batch and pending.migration_type = 'full')
@@ -69,7 +73,38 @@
                     dbt_internal_source.{{ key }} = dbt_internal_dest.{{ key }}{{ " and" if not loop.last }}
                     {%- endfor %}
             )
-        returning 1
+        returning
+            {% for key in keys %}dbt_internal_dest.{{ key }}, {% endfor -%}
+            (select max(pending.run_id) from pending where pending.in_batch and pending.migration_type = 'full')
+            as run_id
+    ),
+    {%- if tombstones is not none %}
+
+    {#- a reconcile's tombstones, by key (the batch leaves out keys whose latest event is one) -#}
+    deleted_by_tombstone as (
+        {{ tidemark_tombstone_delete_sql(target, source, tombstones, keys) }}
+    ),
+    {%- endif %}
+
+    deleted as (
+        select * from deleted_by_full_run
+        {%- if tombstones is not none %}
+        union all
+        select * from deleted_by_tombstone
+        {%- endif %}
+    ),
+
+    logged_deletes as (
+        insert into _migration.delete_log (table_key, run_id, key)
+        select
+            {{ table_key }},
+            deleted.run_id,
+            jsonb_build_object(
+                {%- for key in keys %}
+                {{ tidemark_quote_literal(key[1:-1] | replace('""', '"')) }}, deleted.{{ key }}{{ "," if not loop.last }}
+                {%- endfor %}
+            )
+        from deleted
     ),
 
     counted as (

@@ -9,6 +9,7 @@
 -#}
 {% macro tidemark_staged_batch(staging) -%}
     {%- set keys = tidemark_key_columns(config.get('unique_key')) -%}
+    {%- set tombstones = tidemark_tombstones(this) -%}
     {%- if execute and load_relation(staging) is none -%}
         {{ exceptions.raise_compiler_error(
             "staging table " ~ staging ~ " does not exist yet: run the extract for this table "
@@ -26,6 +27,7 @@
     where
         staged.{{ tidemark_quote(var('tidemark_run_id_column')) }} in (select pending.run_id from pending)
         and (select count(*) from pending) = 1
+        {{- tidemark_not_tombstoned(tombstones, keys) }}
 
     union all
 
@@ -35,6 +37,7 @@
         where
             staged.{{ tidemark_quote(var('tidemark_run_id_column')) }} in (select pending.run_id from pending)
             and (select count(*) from pending) > 1
+            {{- tidemark_not_tombstoned(tombstones, keys) }}
         order by {{ keys | join(', ') }}, staged.{{ tidemark_quote(var('tidemark_run_id_column')) }} desc
     )
 {%- endmacro %}

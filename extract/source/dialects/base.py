@@ -81,12 +81,32 @@ class Dialect(ABC):
         """`column` as the canonical text of `kind` (see extract/project/verify.py), NULL when it is NULL."""
 
     @abstractmethod
+    def row_text(self, expressions: Sequence[str]) -> str:
+        """The expressions joined with U+001F, NULL written as \\N: what a row's hash is taken of."""
+
+    @abstractmethod
+    def hash_bits(self, text: str, bits: int) -> str:
+        """The md5 of `text` (its UTF-8 bytes) as a bigint: with bits=64 its first 64 bits, signed; with
+        bits=60 the 60 bits after the first four, never negative."""
+
+    def exact_sum(self, expression: str) -> str:
+        """sum(`expression`) of bigints, exactly, as a decimal of 38 digits (no overflow)."""
+        return f"cast(sum(cast({expression} as decimal(38, 0))) as decimal(38, 0))"
+
+    def in_integers(self, expression: str, values: Sequence[int]) -> str:
+        """`expression` is one of `values` (integers tidemark computed, never user input)."""
+        return f"{expression} in ({', '.join(str(int(v)) for v in values)})"
+
     def checksum_query(self, schema: str, table: str, expressions: Sequence[str]) -> str:
         """One row: row count and the sum over rows of the first 64 bits of md5(row text), as text.
 
-        The row text joins the expressions with U+001F and writes NULL as \\N. The sum
-        does not depend on row order, so no sort is needed on either side.
+        The sum does not depend on row order, so no sort is needed on either side.
         """
+        row_hash = self.hash_bits(self.row_text(expressions), 64)
+        return (
+            f"select {self.count_expression()}, cast(coalesce({self.exact_sum(row_hash)}, 0) as varchar(40)) "
+            f"from {self.table_ref(schema, table)}"
+        )
 
     def is_temporal(self, column: SourceColumn) -> bool:
         return column.base_type in self.temporal_types

@@ -105,8 +105,18 @@ class PostgresDialect(Dialect):
     def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
         return canonical_postgres(self.quote(column.name), kind, length)
 
-    def checksum_query(self, schema: str, table: str, expressions: Sequence[str]) -> str:
-        return checksum_postgres(self.table_ref(schema, table), expressions)
+    def row_text(self, expressions: Sequence[str]) -> str:
+        return row_text_postgres(expressions)
+
+    def hash_bits(self, text: str, bits: int) -> str:
+        return hash_bits_postgres(text, bits)
+
+    def in_integers(self, expression: str, values: Sequence[int]) -> str:
+        # One array constant: the planner hashes it, however many values it holds.
+        return f"{expression} = any(cast('{{{','.join(str(int(v)) for v in values)}}}' as bigint[]))"
+
+    def exact_sum(self, expression: str) -> str:
+        return f"cast(sum({expression}) as numeric(38, 0))"  # summed in 128 bits, no overflow
 
 
 def canonical_postgres(quoted: str, kind: str, length: int | None) -> str:
@@ -129,7 +139,10 @@ def canonical_postgres(quoted: str, kind: str, length: int | None) -> str:
     return forms.get(kind, f"cast({quoted} as text)")
 
 
-def checksum_postgres(table_ref: str, expressions: Sequence[str]) -> str:
-    row_text = "concat_ws(chr(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
-    row_hash = f"cast(cast('x' || substr(md5({row_text}), 1, 16) as bit(64)) as bigint)"
-    return f"select count(*), cast(coalesce(sum({row_hash}), 0) as text) from {table_ref}"
+def row_text_postgres(expressions: Sequence[str]) -> str:
+    return "concat_ws(chr(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
+
+
+def hash_bits_postgres(text: str, bits: int) -> str:
+    digits = "1, 16" if bits == 64 else "2, 15"
+    return f"cast(cast('x' || substr(md5({text}), {digits}) as bit({bits})) as bigint)"

@@ -148,15 +148,19 @@ class TsqlDialect(Dialect):
         }
         return forms.get(kind, self.text_expression(column))
 
-    def checksum_query(self, schema: str, table: str, expressions: Sequence[str]) -> str:
-        row_text = "concat_ws(char(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
-        # UTF-8 bytes (SQL Server 2019+), as Postgres hashes them.
-        utf8 = f"cast({row_text} as varchar(max)) collate Latin1_General_100_BIN2_UTF8"
-        row_hash = f"cast(cast(substring(hashbytes('MD5', {utf8}), 1, 8) as bigint) as decimal(38, 0))"
-        return (
-            f"select count_big(*), cast(coalesce(sum({row_hash}), 0) as varchar(40)) "
-            f"from {self.table_ref(schema, table)}"
-        )
+    def row_text(self, expressions: Sequence[str]) -> str:
+        return "concat_ws(char(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
+
+    def hash_bits(self, text: str, bits: int) -> str:
+        # UTF-8 bytes (SQL Server 2019+), as Postgres hashes them; binary converts to bigint big-endian.
+        utf8 = f"cast({text} as varchar(max)) collate Latin1_General_100_BIN2_UTF8"
+        first64 = f"cast(substring(hashbytes('MD5', {utf8}), 1, 8) as bigint)"
+        return first64 if bits == 64 else f"({first64} & cast(0x0FFFFFFFFFFFFFFF as bigint))"
+
+    def in_integers(self, expression: str, values: Sequence[int]) -> str:
+        # Thousands of literals in an IN list exhaust SQL Server's parser; one string does not.
+        listed = ",".join(str(int(v)) for v in values)
+        return f"{expression} in (select cast(value as bigint) from string_split('{listed}', ','))"
 
     def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
         quoted = qualifier + self.quote(column.name)

@@ -1,0 +1,46 @@
+package tidemark.landing;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * A query's whole result as one byte array, for the Python driver: each value as its text, a
+ * 4-byte length then its UTF-8 bytes, -1 for NULL; rows one after another. One py4j call
+ * carries thousands of rows, where reading them value by value would cost a call each.
+ */
+public final class QueryRows {
+    private QueryRows() {
+    }
+
+    public static byte[] read(Connection connection, String sql) throws SQLException, IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setFetchSize(10000);
+            try (ResultSet rows = statement.executeQuery()) {
+                int width = rows.getMetaData().getColumnCount();
+                out.writeInt(width);
+                while (rows.next()) {
+                    for (int i = 1; i <= width; i++) {
+                        String value = rows.getString(i);
+                        if (value == null) {
+                            out.writeInt(-1);
+                        } else {
+                            byte[] text = value.getBytes(StandardCharsets.UTF_8);
+                            out.writeInt(text.length);
+                            out.write(text);
+                        }
+                    }
+                }
+            }
+        }
+        out.flush();
+        return bytes.toByteArray();
+    }
+}

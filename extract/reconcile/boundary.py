@@ -1,0 +1,85 @@
+"""Boundary cleanup, before any comparison: replica rows whose key lies outside the source's key range
+can match no source row, so they are tombstoned at once and left out of the bisection.
+
+Only for a first key column of whole numbers or dates, which every database orders alike; text
+and uuid keys sort by collation or byte layout, and the bisection finds their strays instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import psycopg
+from psycopg import sql
+
+from extract.core.quoting import sql_string
+from extract.core.sql_contract import RUN_ID_COLUMN
+from extract.planning.planner import Planner
+from extract.planning.table_plan import TablePlan
+from extract.project.verify import kind_of
+from extract.source.dialects.postgres import PostgresDialect
+
+_ORDERED_ALIKE = frozenset({"int", "date"})
+_TARGET = PostgresDialect()
+
+
+@dataclass(frozen=True)
+class KeyBounds:
+    low: str | None  # None: the source table is empty
+    high: str | None
+    #: SQL on the replica's columns: true inside the bounds ("" when there is nothing to clean).
+    inside: str
+    #: The key is a whole number (else a date).
+    whole_numbers: bool
+
+    @property
+    def source_empty(self) -> bool:
+        return self.low is None
+
+
+def key_bounds(planner: Planner, plan: TablePlan) -> KeyBounds | None:
+    """The source's [min, max] of the first key column, or None when its type orders differently
+    in the two databases."""
+    first = plan.source_keys[0]
+    mapped = next(c for c in plan.columns if c.source.name == first.name)
+    kind = kind_of(mapped.target_type)[0]
+    if kind not in _ORDERED_ALIKE:
+        return None
+    dialect = planner.dialect
+    low, high = replace(first, name="tidemark_low"), replace(first, name="tidemark_high")
+    quoted = dialect.quote(first.name)
+    row = planner.source.query(
+        f"select {dialect.position_text(low, 'b.')}, {dialect.position_text(high, 'b.')} from ("
+        f"select min({quoted}) as tidemark_low, max({quoted}) as tidemark_high from {planner.table_ref(plan)}) as b"
+    )[0]
+    if row[0] is None or row[1] is None:
+        return KeyBounds(None, None, "", kind == "int")
+    column = _TARGET.quote(mapped.target_name)
+    literal = "cast({} as " + mapped.target_type + ")"  # a type from the type map, checked by the target
+    inside = f"{column} between {literal.format(sql_string(row[0]))} and {literal.format(sql_string(row[1]))}"
+    return KeyBounds(row[0], row[1], inside, kind == "int")
+
+
+def count_outside(conn: psycopg.Connection, plan: TablePlan, bounds: KeyBounds) -> int:
+    """Replica rows outside the bounds (all of them when the source is empty)."""
+    outside = "true" if bounds.source_empty else f"not ({bounds.inside})"
+    query = f"select count(*) from {_TARGET.table_ref(plan.names.schema, plan.names.table)} where {outside}"
+    row = conn.execute(query).fetchone()
+    conn.commit()
+    return 0 if row is None else int(row[0])
+
+
+def tombstone_outside(conn: psycopg.Connection, plan: TablePlan, bounds: KeyBounds, run_id: int) -> int:
+    """Land every replica row outside the bounds as a tombstone of run `run_id`; returns how many."""
+    keys = sql.SQL(", ").join(sql.Identifier(k) for k in plan.key_columns)
+    outside = sql.SQL("true" if bounds.source_empty else f"not ({bounds.inside})")
+    statement = sql.SQL("insert into {} ({}, {}) select {}, %s from {} where {}").format(
+        sql.Identifier(plan.names.schema, plan.names.tombstone_table),
+        keys,
+        sql.Identifier(RUN_ID_COLUMN),
+        keys,
+        sql.Identifier(plan.names.schema, plan.names.table),
+        outside,
+    )
+    with conn.transaction():
+        return conn.execute(statement, (run_id,)).rowcount

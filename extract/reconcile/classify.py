@@ -1,0 +1,120 @@
+"""Key by key, what a reconcile repairs: the pairs of the differing ranges, classified.
+
+A key only in the source, or in both with different row hashes, is re-read and landed as an
+upsert; a key only in the replica becomes a tombstone; a key whose source cursor is recent is
+left to the sync, which reads it anyway. The pairs of each range must add up to the range's
+figures: on the replica's side anything else is a LOGICAL ERROR (the bisection lost rows); on
+the source's side it means the source changed meanwhile, and that range waits for the next run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from extract.core.errors import BatchRefused
+from extract.reconcile.tree import Bisection, Figures, Node
+
+#: Pairs as both sides return them: key text, key hash, row hash, then the side's extra columns.
+Pair = tuple[str | None, ...]
+SAMPLE_SIZE = 5
+
+
+class LogicalError(BatchRefused):
+    """A rule the reconcile relies on does not hold: the run fails and nothing is applied."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"LOGICAL ERROR: {message}")
+
+
+@dataclass
+class Repairs:
+    #: Source positions of each key to re-read, by key text.
+    upserts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    inserted: int = 0
+    changed: int = 0
+    #: Replica key values (text) of each key to delete, by key text.
+    tombstones: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    left_to_sync: int = 0
+    #: Ranges skipped because the source changed while they were compared.
+    unsettled: int = 0
+    samples: dict[str, list[str]] = field(default_factory=dict)
+
+    def sample(self, kind: str, key: str) -> None:
+        keys = self.samples.setdefault(kind, [])
+        if len(keys) < SAMPLE_SIZE:
+            keys.append(key)
+
+
+def _by_leaf(pairs: Sequence[Pair], leaves: Sequence[Node], bisection: Bisection) -> dict[Node, list[Pair]]:
+    space, wanted = bisection.space, set(leaves)
+    depths = sorted({n.depth for n in leaves})
+    grouped: dict[Node, list[Pair]] = {n: [] for n in leaves}
+    for pair in pairs:
+        key_hash = int(pair[1] or 0)
+        node = next(n for d in depths if (n := Node(d, key_hash // space.divisor(d))) in wanted)
+        grouped[node].append(pair)
+    return grouped
+
+
+def _figures(pairs: Sequence[Pair]) -> Figures:
+    return Figures(len(pairs), sum(int(p[2] or 0) for p in pairs))
+
+
+def _keyed(pairs: Sequence[Pair], side: str) -> dict[str, Pair]:
+    keyed: dict[str, Pair] = {}
+    for pair in pairs:
+        key = str(pair[0])
+        if key in keyed:
+            raise BatchRefused(f"the {side} holds the key {key!r} more than once; the source does not enforce it")
+        keyed[key] = pair
+    return keyed
+
+
+def classify(
+    source: Sequence[Pair], replica: Sequence[Pair], leaves: Sequence[Node], bisection: Bisection, recent: bool
+) -> Repairs:
+    """The repairs of the ranges `leaves`; `recent`: the source's last extra column says 'recent'/'old'."""
+    repairs = Repairs()
+    source_leaves = _by_leaf(source, leaves, bisection)
+    replica_leaves = _by_leaf(replica, leaves, bisection)
+    for node in leaves:
+        mine = replica_leaves[node]
+        if _figures(mine) != _counted(bisection.replica[node]):
+            raise LogicalError(
+                f"bisection completeness: the replica's rows of range {node.depth}/{node.index} do not add up "
+                f"to its figures ({_figures(mine)} against {bisection.replica[node]})"
+            )
+        theirs = source_leaves[node]
+        if _figures(theirs) != _counted(bisection.source[node]):
+            repairs.unsettled += 1
+            continue
+        _classify_leaf(_keyed(theirs, "source"), _keyed(mine, "replica"), recent, repairs)
+    return repairs
+
+
+def _counted(figures: Figures) -> Figures:
+    """The figures pairs can be checked against: rows and checksum."""
+    return Figures(figures.rows, figures.checksum)
+
+
+def _classify_leaf(source: dict[str, Pair], replica: dict[str, Pair], recent: bool, repairs: Repairs) -> None:
+    for key, pair in source.items():
+        other = replica.get(key)
+        if other is not None and other[2] == pair[2]:
+            continue
+        if recent and pair[-1] == "recent":
+            repairs.left_to_sync += 1
+            continue
+        positions = tuple(str(v) for v in (pair[3:-1] if recent else pair[3:]))
+        repairs.upserts[key] = positions
+        if other is None:
+            repairs.inserted += 1
+            repairs.sample("inserted", key)
+        else:
+            repairs.changed += 1
+            repairs.sample("updated", key)
+    for key, pair in replica.items():
+        if key not in source:
+            repairs.tombstones[key] = tuple(str(v) for v in pair[3:])
+            repairs.sample("deleted", key)

@@ -1,0 +1,71 @@
+"""The two queries a reconcile asks of either side, in that side's dialect: a level's figures per range,
+and the (key, row hash) pairs of the ranges to compare."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from extract.reconcile.tree import HashSpace, Level, Node
+from extract.source.dialects import Dialect
+
+
+@dataclass(frozen=True)
+class HashedRelation:
+    """A relation of one side and its hash expressions, in one dialect."""
+
+    dialect: Dialect
+    relation: str  # a table reference or a parenthesised query with an alias
+    key_hash: str
+    row_hash: str
+    key_text: str
+    null_key: str  # 1 when some key column is NULL, else 0
+    #: What the pairs query returns besides key text and row hash, for the repair (as text).
+    extra: Sequence[str] = ()
+
+
+def _where(conditions: Sequence[str]) -> str:
+    kept = [c for c in conditions if c]
+    return " where " + " and ".join(f"({c})" for c in kept) if kept else ""
+
+
+def level_query(side: HashedRelation, space: HashSpace, level: Level, within: str = "") -> str:
+    """Rows: range index, row count, sum of row hashes (exact), rows with a NULL key; only ranges with rows.
+
+    `within` narrows the rows further (a key range of the source, read as one Spark task)."""
+    dialect = side.dialect
+    node = f"{side.key_hash} / {space.divisor(level.depth)}"
+    conditions = [within]
+    if level.parents is not None:
+        parent = f"{side.key_hash} / {space.divisor(level.depth - 1)}"
+        conditions.append(dialect.in_integers(parent, level.parents))
+        conditions.append(f"({node}) % {space.factor} <> {space.factor - 1}")  # the cache derives the last
+    hashed = (
+        f"select {node} as tidemark_node, {side.row_hash} as tidemark_row_hash, "
+        f"{side.null_key} as tidemark_null_key from {side.relation}{_where(conditions)}"
+    )
+    return (
+        f"select hashed.tidemark_node, {dialect.count_expression()} as tidemark_rows, "
+        f"{dialect.exact_sum('hashed.tidemark_row_hash')} as tidemark_checksum, "
+        f"sum(hashed.tidemark_null_key) as tidemark_null_keys "
+        f"from ({hashed}) as hashed group by hashed.tidemark_node"
+    )
+
+
+def leaves_filter(side: HashedRelation, space: HashSpace, leaves: Sequence[Node]) -> str:
+    """The rows of the ranges `leaves`, whatever their depths."""
+    by_depth: dict[int, list[int]] = {}
+    for node in leaves:
+        by_depth.setdefault(node.depth, []).append(node.index)
+    return " or ".join(
+        side.dialect.in_integers(f"{side.key_hash} / {space.divisor(depth)}", sorted(indexes))
+        for depth, indexes in sorted(by_depth.items())
+    )
+
+
+def pairs_query(side: HashedRelation, space: HashSpace, leaves: Sequence[Node], within: str = "") -> str:
+    """Rows: key text, key hash, row hash, then `side.extra`, for every row of the ranges `leaves`."""
+    named = [(side.key_text, "tidemark_key"), (side.key_hash, "tidemark_key_hash"), (side.row_hash, "tidemark_hash")]
+    named += [(expression, f"tidemark_extra_{i}") for i, expression in enumerate(side.extra, start=1)]
+    columns = ", ".join(f"{expression} as {name}" for expression, name in named)
+    return f"select {columns} from {side.relation}{_where([within, leaves_filter(side, space, leaves)])}"

@@ -1,0 +1,112 @@
+"""Land a reconcile's repairs: the upserted keys re-read from the source into staging (the sync's
+landing, one partition per list of keys), the tombstones into their own table; then re-check what
+landed against the rows that were compared, before the run is marked landed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import psycopg
+from psycopg import sql
+
+from extract.core.sql_contract import RUN_ID_COLUMN
+from extract.landing.transfer import land_in_driver, land_partitions
+from extract.partitions.plan import Partition, Segment
+from extract.planning.planner import Planner
+from extract.planning.table_plan import TablePlan
+from extract.reconcile.classify import LogicalError, Pair, Repairs
+from extract.reconcile.hashes import row_hashes
+from extract.reconcile.replica_side import land_tombstones
+from extract.source.dialects.postgres import PostgresDialect
+from extract.state.partition_log import Progress, progress, record_plan
+from extract.state.run_log import RunRecord, append_event
+
+#: Keys read by one partition: one statement whose filter lists them.
+KEYS_PER_PARTITION = 500
+_TARGET = PostgresDialect()
+
+
+def _key_filter(planner: Planner, plan: TablePlan, keys: Sequence[tuple[str, ...]]) -> str:
+    dialect = planner.dialect
+    columns = plan.source_keys
+    if len(columns) == 1:
+        literals = ", ".join(dialect.position_literal(k[0], columns[0]) for k in keys)
+        return f"{dialect.quote(columns[0].name)} in ({literals})"
+    matches = (
+        " and ".join(
+            f"{dialect.quote(c.name)} = {dialect.position_literal(v, c)}" for c, v in zip(columns, k, strict=True)
+        )
+        for k in keys
+    )
+    return " or ".join(f"({m})" for m in matches)
+
+
+def land_upserts(
+    conn: psycopg.Connection, planner: Planner, plan: TablePlan, record: RunRecord, repairs: Repairs
+) -> int:
+    """Re-read every upserted key from the source into staging, tagged with the run; returns rows landed."""
+    keys = list(repairs.upserts.values())
+    if not keys:
+        return 0
+    chunks = [keys[i : i + KEYS_PER_PARTITION] for i in range(0, len(keys), KEYS_PER_PARTITION)]
+    order = tuple(plan.source_keys)
+    parts = [Segment(f"keys {i}", order, _key_filter(planner, plan, chunk)) for i, chunk in enumerate(chunks, 1)]
+    partitions = [Partition(i, part.name, None, None) for i, part in enumerate(parts, 1)]
+    record.partitions_planned, record.rows_planned = len(partitions), len(keys)
+    record.landed_by = "driver" if planner.fits_driver(len(keys)) else "spark"
+    with conn.transaction():
+        record_plan(conn, record.run_id, partitions)
+        append_event(conn, record)
+
+    def checkpoint(watch_conn: psycopg.Connection, current: Progress) -> None:
+        record.partitions_landed, record.rows_landed = current.partitions_landed, current.rows_landed
+        append_event(watch_conn, record)
+
+    lands = land_in_driver if record.landed_by == "driver" else land_partitions
+    staging = (plan.names.schema, plan.names.staging_table)
+    lands(
+        planner.partition_source(plan),
+        parts,
+        partitions,
+        plan.columns,
+        planner.settings.target,
+        staging,
+        record.run_id,
+        checkpoint,
+    )
+    final = progress(conn, record.run_id)
+    record.partitions_landed, record.rows_landed = final.partitions_landed, final.rows_landed
+    return final.rows_landed
+
+
+def land_all_tombstones(conn: psycopg.Connection, plan: TablePlan, run_id: int, repairs: Repairs) -> None:
+    land_tombstones(conn, plan.names, plan.mapped_keys, list(repairs.tombstones.values()), run_id)
+
+
+def recheck(
+    conn: psycopg.Connection, planner: Planner, plan: TablePlan, run_id: int, source: Sequence[Pair], repairs: Repairs
+) -> int:
+    """Each re-read row must hash as its source row did when compared: else the two sides' texts of a
+    row disagree (or the source changed meanwhile), and nothing is applied. Returns the keys that
+    vanished from the source between the comparison and the re-read (left to the next reconcile)."""
+    staged = row_hashes(planner.dialect, plan, qualifier="s.")
+    rows = conn.execute(
+        sql.SQL("select {}, {} from {} as s where s.{} = %s").format(
+            sql.SQL(staged.replica_key_text),
+            sql.SQL(staged.replica_row),
+            sql.Identifier(plan.names.schema, plan.names.staging_table),
+            sql.Identifier(RUN_ID_COLUMN),
+        ),
+        (run_id,),
+    ).fetchall()
+    conn.commit()
+    landed = {str(key): str(row_hash) for key, row_hash in rows}
+    compared = {str(p[0]): str(p[2]) for p in source if str(p[0]) in repairs.upserts}
+    differ = [key for key, row_hash in landed.items() if compared.get(key) != row_hash]
+    if differ:
+        raise LogicalError(
+            f"bisection completeness: {len(differ)} re-read row(s) do not hash as the rows compared (key "
+            f"{differ[0]!r}): the source changed while it was reconciled, or the two databases write a value "
+            "of this row differently; nothing was applied, run the reconcile again"
+        )
+    return len(set(repairs.upserts) - set(landed))

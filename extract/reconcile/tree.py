@@ -1,0 +1,128 @@
+"""Range bisection over the key-hash space, with a cache of every range's figures.
+
+The space [0, 2^60) of key hashes is a tree: a range at depth d is one of factor^d equal
+parts, numbered from 0, and splits into `factor` ranges at depth d+1. Both databases give
+each range a count of rows and the sum of their row hashes; ranges whose figures differ are
+split again, until a range holds at most `leaf_rows` rows on each side, and then its (key,
+row hash) pairs are compared.
+
+The first level is as deep as the table's size makes useful: with rows spread evenly, the
+levels above it would each differ wherever a difference is, and each would cost the source
+one more read. Below it, the cache (the seed's RangeCache) saves one range per split: the
+last child of a parent is the parent's figures less its siblings', never queried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: Bits of a key hash: the space reconcile bisects.
+HASH_BITS = 60
+
+
+@dataclass(frozen=True)
+class Figures:
+    rows: int = 0
+    checksum: int = 0
+    null_keys: int = 0
+
+    def __sub__(self, other: Figures) -> Figures:
+        return Figures(self.rows - other.rows, self.checksum - other.checksum, self.null_keys - other.null_keys)
+
+    def __add__(self, other: Figures) -> Figures:
+        return Figures(self.rows + other.rows, self.checksum + other.checksum, self.null_keys + other.null_keys)
+
+
+EMPTY = Figures()
+
+
+@dataclass(frozen=True, order=True)
+class Node:
+    depth: int
+    index: int
+
+
+@dataclass(frozen=True)
+class HashSpace:
+    factor: int  # a power of two, at least 2
+
+    @property
+    def level_bits(self) -> int:
+        return self.factor.bit_length() - 1
+
+    @property
+    def max_depth(self) -> int:
+        return HASH_BITS // self.level_bits
+
+    def divisor(self, depth: int) -> int:
+        """key hash // divisor(d) is the index of the hash's range at depth d."""
+        return 1 << (HASH_BITS - self.level_bits * depth)
+
+    def children(self, node: Node) -> list[Node]:
+        first = node.index * self.factor
+        return [Node(node.depth + 1, first + i) for i in range(self.factor)]
+
+    def first_depth(self, rows: int, leaf_rows: int) -> int:
+        """The shallowest depth whose ranges hold at most leaf_rows * factor rows each (on average)."""
+        depth = 1
+        while depth < self.max_depth and rows > leaf_rows * self.factor ** (depth + 1):
+            depth += 1
+        return depth
+
+
+@dataclass
+class Level:
+    """What one level asks of both sides: the ranges at `depth` under `parents` (None: every range),
+    leaving out the last child of each parent, which the cache derives."""
+
+    depth: int
+    parents: list[int] | None
+
+
+class Bisection:
+    """The figures of both sides per range, and what the next level or the pair comparison needs."""
+
+    def __init__(self, space: HashSpace, leaf_rows: int) -> None:
+        self.space = space
+        self.leaf_rows = leaf_rows
+        self.source: dict[Node, Figures] = {}
+        self.replica: dict[Node, Figures] = {}
+        self.queries = 0  # levels asked of each side
+        self.derived = 0  # ranges whose figures came from the cache
+
+    def record(self, level: Level, source: dict[int, Figures], replica: dict[int, Figures]) -> list[Node]:
+        """Store a level's answers (index -> figures, empty ranges left out) and derive each parent's last
+        child; returns every range of the level."""
+        self.queries += 1
+        if level.parents is None:
+            nodes = [Node(level.depth, i) for i in sorted(set(source) | set(replica))]
+        else:
+            nodes = [c for p in level.parents for c in self.space.children(Node(level.depth - 1, p))]
+        for node in nodes:
+            self.source[node] = source.get(node.index, EMPTY)
+            self.replica[node] = replica.get(node.index, EMPTY)
+        if level.parents is not None:
+            for parent in level.parents:
+                self._derive_last_child(Node(level.depth - 1, parent))
+        return nodes
+
+    def _derive_last_child(self, parent: Node) -> None:
+        *siblings, last = self.space.children(parent)
+        for figures in (self.source, self.replica):
+            figures[last] = figures[parent] - sum((figures[s] for s in siblings), EMPTY)
+        self.derived += 1
+
+    def differs(self, node: Node) -> bool:
+        return self.source[node] != self.replica[node]
+
+    def split(self, nodes: Iterable[Node]) -> tuple[list[Node], list[Node]]:
+        """Of the ranges that differ: those to compare pair by pair, and those to split further."""
+        leaves: list[Node] = []
+        larger: list[Node] = []
+        for node in nodes:
+            if not self.differs(node):
+                continue
+            small = max(self.source[node].rows, self.replica[node].rows) <= self.leaf_rows
+            (leaves if small or node.depth >= self.space.max_depth else larger).append(node)
+        return leaves, larger

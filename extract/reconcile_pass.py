@@ -1,0 +1,85 @@
+"""One reconcile pass: every table asked for is compared with its source (several at once), and `--dbt`'s
+dbt merges what waits before and applies the repairs after."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+
+from extract.console import ConsoleObserver
+from extract.core.errors import first_line
+from extract.core.secrets import mask
+from extract.planning.planner import Planner
+from extract.planning.table_plan import TablePlan
+from extract.reconcile.guards import tables_with_pending_runs
+from extract.reconcile.run import ReconcileOptions, ReconcileRun
+from extract.runtime.dbt import InProcessDbt
+from extract.sync_pass import Outcome
+
+
+@dataclass(frozen=True)
+class ReconcileRequest:
+    table_names: list[str] | None  # None: every enabled table
+    options: ReconcileOptions
+    quiet: bool
+    json: bool
+    verbose: bool = False
+
+
+class ReconcilePass:
+    def __init__(self, planner: Planner, dbt: InProcessDbt | None, request: ReconcileRequest) -> None:
+        self.planner = planner
+        self.dbt = dbt
+        self.request = request
+        self.observer = ConsoleObserver(quiet=request.quiet or request.json)
+
+    def run(self) -> Outcome:
+        planner, request = self.planner, self.request
+        names = request.table_names
+        configs = planner.enabled_tables() if names is None else [planner.find(n) for n in names]
+        plans = [planner.plan(config) for config in configs]  # bad configuration stops all, nothing written
+        dbt_runs: list[bool] = []
+        if self.dbt is not None:
+            self.dbt.check_arguments()
+            if tables_with_pending_runs(planner.settings.target, [p.names.table_key for p in plans]):
+                dbt_runs.append(self._dbt())  # merge what waits, so that the replicas are compared merged
+        workers = planner.settings.max_parallel_transfers
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
+            summary = list(pool.map(self._reconcile, plans))
+        if self.dbt is not None and any(entry["status"] == "landed" for entry in summary):
+            dbt_runs.append(self._dbt())
+        return self._outcome(summary, dbt_runs)
+
+    def _dbt(self) -> bool:
+        assert self.dbt is not None
+        return self.dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json)
+
+    def _reconcile(self, plan: TablePlan) -> dict[str, object]:
+        try:
+            result = ReconcileRun(self.planner, plan, self.request.options, self.observer).run()
+            return asdict(result)
+        except Exception as exc:  # one table's failure must not stop the others
+            message = first_line(exc)
+            if self.request.verbose:
+                print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
+            print(f"error: {plan.config.key}: {message}", file=sys.stderr)
+            return {"table": plan.config.key, "status": "failed", "error": message}
+
+    def _outcome(self, summary: list[dict[str, object]], dbt_runs: list[bool]) -> Outcome:
+        failed = [str(e["table"]) for e in summary if e["status"] == "failed"]
+        report: dict[str, object] = {"tables": summary, "failed": len(failed)}
+        if self.dbt is not None:
+            report["dbt"] = {
+                "args": self.dbt.args,
+                "runs": len(dbt_runs),
+                "success": all(dbt_runs),
+                "error": self.dbt.failure,
+            }
+            if not all(dbt_runs):
+                print(f"dbt {' '.join(self.dbt.requested)} failed ({self.dbt.failure})", file=sys.stderr)
+        if failed:
+            print(f"{len(failed)} of {len(summary)} table(s) failed: {', '.join(failed)}", file=sys.stderr)
+            return Outcome(report, 1)
+        return Outcome(report, 5 if not all(dbt_runs) else 0)
