@@ -17,7 +17,8 @@ from types import FrameType
 
 from extract.config.settings import spoken_duration
 from extract.core.errors import TidemarkError, first_line
-from extract.sync_pass import Outcome, SyncPass, print_report
+from extract.report import Outcome, print_report
+from extract.sync_pass import SyncPass
 
 
 class SyncEvery:

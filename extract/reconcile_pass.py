@@ -15,8 +15,8 @@ from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.guards import tables_with_pending_runs
 from extract.reconcile.run import ReconcileOptions, ReconcileRun
+from extract.report import Outcome
 from extract.runtime.dbt import InProcessDbt
-from extract.sync_pass import Outcome
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
-from datetime import date
+from dataclasses import asdict, dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +20,12 @@ from extract.core.errors import TidemarkError, first_line
 from extract.core.observer import Observer
 from extract.core.secrets import mask
 from extract.planning.planner import Planner
+from extract.reconcile.run import ReconcileOptions
+from extract.reconcile_pass import ReconcilePass, ReconcileRequest
+from extract.report import Outcome
 from extract.runtime.dbt import InProcessDbt
 from extract.runtime.spark import SparkRuntime
 from extract.table_run import run_table
-
-
-@dataclass(frozen=True)
-class Outcome:
-    #: The summary `--json` prints: each table's result, how many failed, dbt's outcome.
-    report: dict[str, object]
-    exit_code: int
 
 
 @dataclass(frozen=True)
@@ -51,6 +47,9 @@ class PassRequest:
     json: bool
     #: Print each error's stack traces (Python and Java) too.
     verbose: bool = False
+    #: Reconcile the tables that landed after the merge: every pass (0), or when this long passed since.
+    reconcile_every: timedelta | None = None
+    reconcile_options: ReconcileOptions = field(default_factory=ReconcileOptions)
 
 
 class SyncPass:
@@ -61,6 +60,7 @@ class SyncPass:
         self.runtime = runtime
         self.dbt = dbt
         self.request = request
+        self._reconciled_at: float | None = None
 
     def _tables(self, planner: Planner) -> list[SyncTable]:
         names = self.request.table_names
@@ -89,11 +89,33 @@ class SyncPass:
                 if self.dbt is not None:
                     self.dbt.check_arguments()  # dbt's own parser, before anything lands
                 summary = list(pool.map(lambda job: self._sync(job, observer), jobs))
+            if self._reconcile_due():
+                return self._reconcile(planner, self._finish(summary, len(tables)))
         finally:
             planner.close()
-        if not keep_runtime:
-            self.runtime.stop()
+            if not keep_runtime:
+                self.runtime.stop()
         return self._finish(summary, len(tables))
+
+    def _reconcile_due(self) -> bool:
+        every = self.request.reconcile_every
+        if every is None or self.dbt is None:
+            return False
+        return self._reconciled_at is None or time.monotonic() - self._reconciled_at >= every.total_seconds()
+
+    def _reconcile(self, planner: Planner, synced: Outcome) -> Outcome:
+        """After the merge, reconcile the tables that landed; `--dbt`'s dbt applies the repairs."""
+        request = self.request
+        tables = synced.report["tables"]
+        assert isinstance(tables, list)
+        names = [str(entry["table"]) for entry in tables if entry["status"] == "landed"]
+        if not names or synced.exit_code == 5:
+            return synced
+        self._reconciled_at = time.monotonic()
+        asked = ReconcileRequest(names, request.reconcile_options, request.quiet, request.json, request.verbose)
+        reconciled = ReconcilePass(planner, self.dbt, asked).run()
+        report = {**synced.report, "reconcile": reconciled.report}
+        return Outcome(report, synced.exit_code or reconciled.exit_code)
 
     def _job(self, planner: Planner, config: SyncTable) -> TableJob:
         """What syncing one table takes, checked now: its plan, or its snapshot landing."""
@@ -133,8 +155,3 @@ class SyncPass:
         if dbt_ok is False:
             return Outcome(report, 5)
         return Outcome(report, 0)
-
-
-def print_report(report: dict[str, object], one_line: bool = False) -> None:
-    """The summary on stdout: indented for one pass, a line per pass for `--every` (JSON Lines)."""
-    print(json.dumps(report) if one_line else json.dumps(report, indent=2), flush=True)

@@ -57,9 +57,9 @@ def main(argv: Sequence[str]) -> int:
     from extract.planning.planner import Planner
     from extract.reconcile.run import ReconcileOptions
     from extract.reconcile_pass import ReconcilePass, ReconcileRequest
+    from extract.report import print_report
     from extract.runtime.dbt import InProcessDbt, parse_dbt_args
     from extract.runtime.spark import SparkRuntime
-    from extract.sync_pass import print_report
 
     repeated = sorted({name for name in args.table or [] if args.table.count(name) > 1})
     if repeated:

@@ -227,11 +227,7 @@ def load_settings(
         target=target_from_env(env),
         project_dir=project_dir(env),
         cursor_candidates=candidates,
-        spark_master=(
-            spark_master(master, "--master")
-            if master is not None
-            else spark_master_from_env(env)
-        ),
+        spark_master=(spark_master(master, "--master") if master is not None else spark_master_from_env(env)),
         extra_jars=extra_jars(env),
         read_uncommitted=_flag(env, "TIDEMARK_READ_UNCOMMITTED"),
         safety_window=parse_duration(window_text, window_name),
