@@ -180,7 +180,7 @@ class TableRun:
         with psycopg.connect(self.planner.settings.target.libpq_url, autocommit=False) as conn:
             ensure_state_schema(conn)
             if not try_extract_lock(conn, names.table_key):
-                raise TidemarkError(f"another extract of {config.key} is running; try again when it ends")
+                raise TidemarkError(f"a sync or reconcile of {config.key} is running; try again when it ends")
             conn.commit()
             ensure_tables(conn, names, plan.columns, plan.table.primary_key)
             if config.asof_history:  # so that its history model builds before any snapshot lands

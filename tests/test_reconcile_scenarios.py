@@ -8,7 +8,6 @@ import json
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -80,8 +79,8 @@ def _create(conn: Any, scenario: Scenario, key_type: str) -> None:
     key_list = sql.SQL(", ").join(map(sql.Identifier, keys))
     conn.execute(
         sql.SQL(
-            '''create table {} ({}, "Val" text, "Amount" numeric(10, 2), "ModifiedDate" timestamp(3) not null,
-            primary key ({}))'''
+            """create table {} ({}, "Val" text, "Amount" numeric(10, 2), "ModifiedDate" timestamp(3) not null,
+            primary key ({}))"""
         ).format(name, sql.SQL(columns), key_list)
     )
     _insert(conn, scenario, key_type, scenario.replica)
@@ -90,10 +89,9 @@ def _create(conn: Any, scenario: Scenario, key_type: str) -> None:
 def _insert(conn: Any, scenario: Scenario, key_type: str, ks: list[int]) -> None:
     keys = KEY_TYPES[key_type][1]
     name = sql.Identifier("dbo", table_name(scenario, key_type))
-    statement = sql.SQL("insert into {} ({}, \"Val\", \"Amount\", \"ModifiedDate\") values ({}, %s, %s, "
-                        "timestamp '2026-01-01')").format(
-        name, sql.SQL(", ").join(map(sql.Identifier, keys)), sql.SQL(", ").join(sql.Placeholder() * len(keys))
-    )
+    statement = sql.SQL(
+        'insert into {} ({}, "Val", "Amount", "ModifiedDate") values ({}, %s, %s, timestamp \'2026-01-01\')'
+    ).format(name, sql.SQL(", ").join(map(sql.Identifier, keys)), sql.SQL(", ").join(sql.Placeholder() * len(keys)))
     with conn.cursor() as cursor:
         cursor.executemany(statement, [(*key_values(key_type, k), f"v{k}", k / 100) for k in ks])
 
@@ -112,9 +110,9 @@ def _change_source(conn: Any, scenario: Scenario, key_type: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def reconciled(tmp_path_factory: pytest.TempPathFactory, pg_admin_url: str, spark: SparkSession) -> Iterator[
-    tuple[Project, dict[str, dict[str, Any]]]
-]:
+def reconciled(
+    tmp_path_factory: pytest.TempPathFactory, pg_admin_url: str, spark: SparkSession
+) -> Iterator[tuple[Project, dict[str, dict[str, Any]]]]:
     root = tmp_path_factory.mktemp("reconcile") / "project"
     with new_project(root, pg_admin_url, spark) as project:
         with project.source() as conn:
@@ -122,9 +120,7 @@ def reconciled(tmp_path_factory: pytest.TempPathFactory, pg_admin_url: str, spar
             for scenario in SCENARIOS:
                 for key_type in KEY_TYPES:
                     _create(conn, scenario, key_type)
-        project.write_sync_tables(
-            [f"dbo,{table_name(s, t)},ModifiedDate,,true" for s in SCENARIOS for t in KEY_TYPES]
-        )
+        project.write_sync_tables([f"dbo,{table_name(s, t)},ModifiedDate,,true" for s in SCENARIOS for t in KEY_TYPES])
         project.generate()
         project.sync()
         with project.source() as conn:
@@ -156,8 +152,11 @@ def test_reconcile_leaves_the_replica_equal_to_its_source(
     columns = [*keys, "Val", "Amount", "ModifiedDate"]
     source = rows_of(project.source_url, "dbo", table, columns, keys)
     replica = rows_of(
-        project.target_url, project.planner.plan(project.planner.find(f"dbo.{table}")).names.schema,
-        table.lower(), [c.lower() for c in columns], [k.lower() for k in keys]
+        project.target_url,
+        project.planner.plan(project.planner.find(f"dbo.{table}")).names.schema,
+        table.lower(),
+        [c.lower() for c in columns],
+        [k.lower() for k in keys],
     )
     assert replica == source
     logged = project.scalar(

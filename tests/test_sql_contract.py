@@ -25,4 +25,3 @@ def test_no_macro_or_model_spells_out_a_shared_value() -> None:
         code = JINJA_COMMENT.sub("", path.read_text())
         spelled += [f"{path.relative_to(REPO)}: {v}" for v in values if v in code]
     assert spelled == []
-

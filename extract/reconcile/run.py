@@ -97,6 +97,10 @@ class ReconcileRun:
         )
         conn.commit()
         append_event(conn, record)
+        # What a killed run left: rows no merge will take (its run never landed).
+        ensure_tombstone_table(conn, plan.names, plan.mapped_keys)
+        clear_staging(conn, plan.names)
+        self._clear_tombstones(conn)
         return record
 
     def run(self) -> ReconcileResult:
@@ -131,7 +135,6 @@ class ReconcileRun:
         planner, plan, options = self.planner, self.plan, self.options
         settings = planner.settings.reconcile
         result = ReconcileResult(plan.config.key, plan.names.table_key, record.run_id, "exact")
-        ensure_tombstone_table(conn, plan.names, plan.mapped_keys)
         bounds = key_bounds(planner, plan)
         total = replica_rows(conn, plan)
         result.boundary_deleted = 0 if bounds is None else count_outside(conn, plan, bounds)

@@ -87,11 +87,13 @@ def append_event(conn: psycopg.Connection, run: RunRecord) -> None:
 
 
 def interrupted_run(conn: psycopg.Connection, table_key: str) -> RunRecord | None:
-    """The table's latest run, if it stopped while reading (killed) after planning its partitions."""
+    """The table's latest sync, if it stopped while reading (killed) after planning its partitions. A killed
+    reconcile starts over: its comparison is not resumable, and its rows are never merged."""
     columns = list(RunRecord.__dataclass_fields__)
     row = conn.execute(
         sql.SQL(
-            "select {} from _migration.run_log where table_key = %s order by run_id desc, event_id desc limit 1"
+            "select {} from _migration.run_log where table_key = %s and migration_type <> 'reconcile'"
+            " order by run_id desc, event_id desc limit 1"
         ).format(sql.SQL(", ").join(map(sql.Identifier, columns))),
         (table_key,),
     ).fetchone()

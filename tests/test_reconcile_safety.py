@@ -1,0 +1,150 @@
+"""What a reconcile refuses, reports and leaves alone: mass deletes, an empty source, NULL keys, runs
+that wait for a merge, recent changes (the sync's), and a dry run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import Project
+from tests.replica_check import assert_replicas_equal
+
+ROWS = 100
+
+
+@pytest.fixture
+def synced(project: Project) -> Project:
+    with project.source() as conn:
+        conn.execute("create schema dbo")
+        conn.execute(
+            """create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))"""
+        )
+        conn.execute(
+            f"""insert into dbo."Items" select i, 'item ' || i, timestamp '2026-01-01' + i * interval '1 minute'
+            from generate_series(1, {ROWS}) as i"""
+        )
+    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
+    project.generate()
+    project.sync()
+    return project
+
+
+def _replica_rows(project: Project) -> int:
+    return int(project.scalar(f"select count(*) from {_replica(project)}") or 0)
+
+
+def _replica(project: Project) -> str:
+    plan = project.planner.plan(project.planner.find("dbo.Items"))
+    return f'"{plan.names.schema}"."{plan.names.table}"'
+
+
+def _nothing_landed(project: Project) -> None:
+    assert project.scalar("select count(*) from _migration.pending_runs") == 0
+    assert project.scalar("select count(*) from _migration.delete_log") == 0
+
+
+def test_a_mass_delete_is_refused_until_allowed(synced: Project) -> None:
+    with synced.source() as conn:
+        conn.execute('delete from dbo."Items" where "Id" <= 20')
+    refused = synced.cli("reconcile", "--table", "dbo.Items", "--dbt", "build")
+    assert refused.returncode == 1
+    assert "20 of the replica's 100 rows (20.0%) would be deleted" in refused.stderr
+    assert "--allow-mass-delete" in refused.stderr
+    _nothing_landed(synced)
+    assert _replica_rows(synced) == ROWS
+    allowed = synced.cli("reconcile", "--table", "dbo.Items", "--dbt", "build", "--allow-mass-delete")
+    assert allowed.returncode == 0, allowed.stderr[-2000:]
+    assert _replica_rows(synced) == ROWS - 20
+    assert synced.scalar("select count(*) from _migration.delete_log") == 20
+    assert_replicas_equal(synced)
+
+
+def test_an_empty_source_is_refused(synced: Project) -> None:
+    with synced.source() as conn:
+        conn.execute('delete from dbo."Items"')
+    refused = synced.cli("reconcile", "--table", "dbo.Items", "--dbt", "build")
+    assert refused.returncode == 1
+    assert "the source returned no rows and the replica holds 100" in refused.stderr
+    _nothing_landed(synced)
+    assert _replica_rows(synced) == ROWS
+
+
+def test_a_dry_run_reports_and_lands_nothing(synced: Project) -> None:
+    with synced.source() as conn:
+        conn.execute('delete from dbo."Items" where "Id" = 7')
+        conn.execute("""update dbo."Items" set "Name" = 'backdated' where "Id" in (8, 9)""")  # cursor kept
+        conn.execute("""insert into dbo."Items" values (500, 'late', timestamp '2026-01-01')""")
+    done = synced.cli("reconcile", "--table", "dbo.Items", "--dry-run", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)["tables"][0]
+    assert (result["status"], result["inserted"], result["updated"], result["deleted"]) == ("reported", 1, 2, 1)
+    assert result["boundary_deleted"] == 0  # 7 lies inside the source's key range: the bisection finds it
+    assert result["samples"]["inserted"] == ["500"]
+    assert result["samples"]["deleted"] == ["7"]
+    assert sorted(result["samples"]["updated"]) == ["8", "9"]
+    _nothing_landed(synced)
+    status = synced.scalar("select status from _migration.runs where migration_type = 'reconcile'")
+    assert status == "reported"
+
+
+def test_recent_changes_are_left_to_the_sync(synced: Project) -> None:
+    with synced.source() as conn:
+        conn.execute("""update dbo."Items" set "Name" = 'backdated' where "Id" = 3""")
+        conn.execute(
+            """update dbo."Items" set "Name" = 'recent',
+            "ModifiedDate" = cast(clock_timestamp() at time zone 'UTC' as timestamp(3)) where "Id" = 4"""
+        )
+    done = synced.cli("reconcile", "--table", "dbo.Items", "--json", "--dbt", "build")
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)["tables"][0]
+    assert (result["updated"], result["left_to_sync"]) == (1, 1)
+    assert synced.scalar(f'select "name" from {_replica(synced)} where "id" = 4') == "item 4"
+    synced.sync()
+    assert_replicas_equal(synced)
+
+
+def test_runs_waiting_for_a_merge_are_merged_first_or_refused(synced: Project) -> None:
+    with synced.source() as conn:
+        conn.execute(
+            """update dbo."Items" set "Name" = 'new',
+            "ModifiedDate" = cast(clock_timestamp() at time zone 'UTC' as timestamp(3)) where "Id" = 5"""
+        )
+        conn.execute('delete from dbo."Items" where "Id" = 6')
+    synced.extract()
+    refused = synced.cli("reconcile", "--table", "dbo.Items")
+    assert refused.returncode == 1
+    assert "wait for a merge" in refused.stderr and "dbt build first" in refused.stderr
+    done = synced.cli("reconcile", "--table", "dbo.Items", "--dbt", "build", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["dbt"]["runs"] == 2  # the pending run merged, then the repair applied
+    assert report["tables"][0]["deleted"] == 1
+    assert_replicas_equal(synced)
+
+
+def test_a_null_key_is_refused(project: Project) -> None:
+    with project.source() as conn:
+        conn.execute("create schema dbo")
+        conn.execute("""create table dbo."Loose" ("Code" text, "Name" text)""")
+        conn.execute("""insert into dbo."Loose" values ('a', 'x'), ('b', 'y')""")
+    project.write_sync_tables(["dbo,Loose,,Code,true"])
+    project.generate()
+    project.sync()
+    with project.source() as conn:
+        conn.execute("""insert into dbo."Loose" values (null, 'z')""")
+    refused = project.cli("reconcile", "--table", "dbo.Loose", "--dbt", "build")
+    assert refused.returncode == 1
+    assert "1 source row(s) have a NULL in a key column (Code)" in refused.stderr
+    assert project.scalar("select count(*) from _migration.pending_runs") == 0
+
+
+def test_a_sync_with_reconcile_repairs_what_the_watermark_missed(synced: Project) -> None:
+    with synced.source() as conn:
+        conn.execute('delete from dbo."Items" where "Id" = 50')
+        conn.execute("""update dbo."Items" set "Name" = 'restored' where "Id" = 51""")
+    done = synced.cli("--table", "dbo.Items", "--dbt", "build", "--reconcile", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    reconciled = json.loads(done.stdout)["reconcile"]["tables"][0]
+    assert (reconciled["updated"], reconciled["deleted"]) == (1, 1)
+    assert_replicas_equal(synced)

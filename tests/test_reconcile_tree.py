@@ -1,0 +1,104 @@
+"""The bisection's bookkeeping, without a database: ranges, the first depth, and the range cache."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from extract.config.reconcile_settings import reconcile_settings
+from extract.core.errors import TidemarkError
+from extract.reconcile.tree import HASH_BITS, Bisection, Figures, HashSpace, Level, Node
+
+
+def _figures(hashes: dict[int, int], space: HashSpace, level: Level) -> dict[int, Figures]:
+    """What a side answers for `level`: its rows (key hash -> row hash) summed per range, the parents'
+    last children left out."""
+    found: dict[int, Figures] = {}
+    for key_hash, row_hash in hashes.items():
+        node = key_hash // space.divisor(level.depth)
+        outside = level.parents is not None and key_hash // space.divisor(level.depth - 1) not in level.parents
+        if outside or (level.parents is not None and node % space.factor == space.factor - 1):
+            continue
+        found[node] = found.get(node, Figures()) + Figures(1, row_hash)
+    return found
+
+
+def _bisect(source: dict[int, int], replica: dict[int, int], factor: int, leaf_rows: int) -> tuple[set[int], Bisection]:
+    """Run the bisection as a reconcile does; returns the key hashes inside the leaves it would compare."""
+    space = HashSpace(factor)
+    bisection = Bisection(space, leaf_rows)
+    level = Level(space.first_depth(max(len(source), len(replica)), leaf_rows), None)
+    leaves: list[Node] = []
+    while True:
+        nodes = bisection.record(level, _figures(source, space, level), _figures(replica, space, level))
+        found, larger = bisection.split(nodes)
+        leaves += found
+        if not larger:
+            break
+        level = Level(level.depth + 1, [n.index for n in larger])
+    covered = {h for h in set(source) | set(replica) for n in leaves if h // space.divisor(n.depth) == n.index}
+    return covered, bisection
+
+
+@pytest.mark.parametrize("factor", [2, 32, 1024])
+@pytest.mark.parametrize("differences", [0, 1, 50, 3000])
+def test_every_difference_lands_in_a_compared_range(factor: int, differences: int) -> None:
+    rng = random.Random(factor * 7919 + differences)
+    source = {rng.getrandbits(HASH_BITS): rng.getrandbits(63) for _ in range(20_000)}
+    replica = dict(source)
+    keys = list(source)
+    for i in range(differences):
+        kind = i % 3
+        if kind == 0:
+            del replica[keys[i]]  # a row only in the source
+        elif kind == 1:
+            replica[keys[i]] += 1  # a row that differs
+        else:
+            replica[rng.getrandbits(HASH_BITS)] = 5  # a row only in the replica
+    differing = {h for h in set(source) | set(replica) if source.get(h) != replica.get(h)}
+    covered, bisection = _bisect(source, replica, factor, leaf_rows=64)
+    assert differing <= covered
+    assert (differences == 0) == (covered == set())
+    if differences and bisection.queries > 1:
+        assert bisection.derived > 0  # the range cache answered for some ranges
+
+
+def test_derived_figures_equal_queried_ones() -> None:
+    space = HashSpace(4)
+    rng = random.Random(3)
+    rows = {rng.getrandbits(HASH_BITS): rng.getrandbits(63) for _ in range(1000)}
+    bisection = Bisection(space, 1)
+    bisection.record(Level(1, None), _figures(rows, space, Level(1, None)), {})
+    bisection.record(Level(2, [0, 1, 2, 3]), _figures(rows, space, Level(2, [0, 1, 2, 3])), {})
+    everything = _figures(rows, space, Level(2, None))
+    for index in (3, 7, 11, 15):  # each parent's last child: derived, never queried
+        assert bisection.source[Node(2, index)] == everything.get(index, Figures())
+
+
+def test_first_depth_grows_with_the_table() -> None:
+    space = HashSpace(32)
+    assert space.first_depth(1_000, 256) == 1
+    assert space.first_depth(10_000_000, 256) == 3  # 32,768 ranges of about 305 rows
+    assert space.first_depth(2**62, 1) == space.max_depth  # never deeper than the hash has bits
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("TIDEMARK_RECONCILE_FACTOR", "3"),
+        ("TIDEMARK_RECONCILE_FACTOR", "2048"),
+        ("TIDEMARK_RECONCILE_LEAF_ROWS", "0"),
+        ("TIDEMARK_RECONCILE_MAX_DELETE_SHARE", "150%"),
+        ("TIDEMARK_RECONCILE_MAX_DELETE_SHARE", "some"),
+    ],
+)
+def test_bad_settings_name_the_value(name: str, value: str) -> None:
+    with pytest.raises(TidemarkError, match=name) as raised:
+        reconcile_settings({name: value})
+    assert repr(value) in str(raised.value)
+
+
+def test_settings_defaults() -> None:
+    settings = reconcile_settings({})
+    assert (settings.factor, settings.leaf_rows, settings.max_delete_share) == (32, 256, 0.1)
