@@ -11,6 +11,7 @@ from extract.config.seeds import SyncTable
 from extract.core.errors import BatchRefused, TidemarkError, first_line
 from extract.core.observer import Observer, silent
 from extract.landing.first_sync import drop_first_sync_table, prepare_landing, promote
+from extract.landing.record_identity import ensure_record_unique
 from extract.landing.staging import (
     clear_staging,
     duplicate_key_sample,
@@ -186,6 +187,8 @@ class TableRun:
             if config.asof_history:  # so that its history model builds before any snapshot lands
                 ensure_snapshot_table(conn, names, plan.columns)
             relax_not_null(conn, names, plan.columns, plan.table.primary_key)
+            if plan.record_column is not None:
+                ensure_record_unique(conn, names, plan.record_column)
             record, resumed = self._begin(conn)
             observer(
                 "resume" if resumed else "start",

@@ -92,9 +92,10 @@ class Project:
     def target(self) -> psycopg.Connection:
         return psycopg.connect(self.target_url, autocommit=True)
 
-    def write_sync_tables(self, rows: list[str]) -> None:
-        header = "source_schema,source_table,cursor_column,primary_key,enabled\n"
-        (self.root / "seeds" / "sync_tables.csv").write_text(header + "".join(r + "\n" for r in rows))
+    def write_sync_tables(
+        self, rows: list[str], header: str = "source_schema,source_table,cursor_column,primary_key,enabled"
+    ) -> None:
+        (self.root / "seeds" / "sync_tables.csv").write_text(header + "\n" + "".join(r + "\n" for r in rows))
         self.close()
 
     @property

@@ -10,7 +10,7 @@ from pathlib import Path
 from extract.core.errors import TidemarkError
 
 #: Columns of sync_tables.csv that hold names: taken exactly as written, blanks included.
-NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "primary_key"})
+NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "primary_key", "record_id"})
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
@@ -24,6 +24,9 @@ class SyncTable:
     enabled: bool = True
     #: Keep an as-of history fed by snapshots (`--snapshot-date`), in any order of dates.
     asof_history: bool = False
+    #: A stable identity of each row (such as a rowguid) that survives a change of its key: a row
+    #: whose key changed is moved to its new key, not deleted and inserted.
+    record_id: str | None = None
 
     @property
     def key(self) -> str:
@@ -99,7 +102,7 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     rows = read_csv(
         path,
         {"source_schema", "source_table"},
-        {"cursor_column", "primary_key", "enabled", "asof_history"},
+        {"cursor_column", "primary_key", "enabled", "asof_history", "record_id"},
         exact=NAME_COLUMNS,
     )
     tables = []
@@ -116,6 +119,7 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
             primary_key=key,
             enabled=_flag(path, number, "enabled", row.get("enabled", ""), True),
             asof_history=_flag(path, number, "asof_history", row.get("asof_history", ""), False),
+            record_id=row.get("record_id") or None,
         )
         if (table.source_schema, table.source_table) in seen:
             raise TidemarkError(f"{path} line {number}: {table.key} is listed twice")

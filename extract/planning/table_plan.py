@@ -24,6 +24,12 @@ class TablePlan:
         return [name.lower() for name in self.table.primary_key]
 
     @property
+    def record_column(self) -> str | None:
+        """The replica column of the seed's record_id, if any."""
+        name = self.config.record_id
+        return None if name is None else next(c.target_name for c in self.columns if c.source.name == name)
+
+    @property
     def source_keys(self) -> list[SourceColumn]:
         """The key's source columns, in key order."""
         return [c for name in self.table.primary_key if (c := self.table.column(name)) is not None]

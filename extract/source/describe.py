@@ -40,7 +40,22 @@ def describe_table(conn: JdbcConnection, dialect: Dialect, config: SyncTable) ->
             f"{config.key} has no primary key: tidemark needs one to merge; "
             "declare it in the source or set primary_key in seeds/sync_tables.csv (columns joined by '|')"
         )
+    check_record_id(config, table)
     return table
+
+
+def check_record_id(config: SyncTable, table: SourceTable) -> None:
+    """The seed's record_id names a column of the table outside its key (a key cannot identify a row
+    across a change of that key)."""
+    if config.record_id is None:
+        return
+    if table.column(config.record_id) is None:
+        raise TidemarkError(f"{config.key}: record_id {config.record_id!r} is not a column of the table")
+    if config.record_id in table.primary_key:
+        raise TidemarkError(
+            f"{config.key}: record_id {config.record_id!r} is part of the primary key; "
+            "name a column that keeps its value when the key changes (such as a rowguid)"
+        )
 
 
 def choose_cursor(

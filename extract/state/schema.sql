@@ -73,6 +73,16 @@ create table if not exists _migration.delete_log (
     deleted_at timestamptz not null default clock_timestamp()
 );
 create index if not exists delete_log_table_key on _migration.delete_log (table_key, run_id);
+-- Every row a merge moved to a new key (its record_id kept): the run that landed it, both keys.
+create table if not exists _migration.key_change_log (
+    key_change_id bigserial primary key,
+    table_key text not null,
+    run_id bigint not null,
+    old_key jsonb not null,
+    new_key jsonb not null,
+    changed_at timestamptz not null default clock_timestamp()
+);
+create index if not exists key_change_log_table_key on _migration.key_change_log (table_key, run_id);
 -- One row per key-range partition of a run, planned before reading; a partition's
 -- staging rows and its landed_at commit in one transaction.
 create table if not exists _migration.partition_log (

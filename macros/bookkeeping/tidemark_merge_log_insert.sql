@@ -4,10 +4,12 @@
   nothing when no run was pending. Expects a CTE named pending
   (tidemark_pending_runs) in the statement.
 -#}
-{% macro tidemark_merge_log_insert(table_key, from_sql, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted) -%}
+{% macro tidemark_merge_log_insert(
+    table_key, from_sql, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted, rows_key_changed='0'
+) -%}
     insert into _migration.merge_log (
         table_key, run_ids, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted,
-        merge_started_at
+        rows_key_changed, merge_started_at
     )
     select
         {{ table_key }},
@@ -17,6 +19,7 @@
         {{ rows_updated }},
         {{ rows_unchanged }},
         {{ rows_deleted }},
+        {{ rows_key_changed }},
         now()
     from {{ from_sql }}
     where exists (select 1 from pending)

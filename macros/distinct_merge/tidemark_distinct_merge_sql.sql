@@ -1,5 +1,6 @@
 {#-
-  One statement, one snapshot: upsert the batch, touching only rows where some
+  One statement, one snapshot (after the key changes of a model with a record id,
+  tidemark_key_change_sql): upsert the batch, touching only rows where some
   column IS DISTINCT FROM its new value; delete the keys a reconcile tombstoned
   and, after a full run, the keys the source no longer has, each logged in
   _migration.delete_log with the run that removed it; log the exact counts. An empty replica takes the batch with a
@@ -21,6 +22,10 @@
     {%- if tidemark_relation_is_empty(target) -%}
         {{ return(tidemark_first_sync_sql(target, source, dest_columns, table_key)) }}
     {%- endif %}
+    {%- set record = config.get('tidemark_record_id') -%}
+    {%- if record %}
+    {{ tidemark_key_change_sql(target, source, keys, tidemark_quote(record), dest_columns, table_key) }};
+    {% endif %}
     with pending as (
         {{ tidemark_pending_runs(table_key) }}
     ),
@@ -99,11 +104,7 @@
         select
             {{ table_key }},
             deleted.run_id,
-            jsonb_build_object(
-                {%- for key in keys %}
-                {{ tidemark_quote_literal(key[1:-1] | replace('""', '"')) }}, deleted.{{ key }}{{ "," if not loop.last }}
-                {%- endfor %}
-            )
+            {{ tidemark_key_json('deleted', keys) }}
         from deleted
     ),
 
@@ -114,13 +115,17 @@
         from upserted
     )
 
+    {%- set moved = "coalesce(nullif(current_setting('tidemark.keys_changed', true), ''), '0')::bigint" if record else '0' %}
+    {%- set displaced = "coalesce(nullif(current_setting('tidemark.rows_displaced', true), ''), '0')::bigint" if record else '0' %}
+
     {{ tidemark_merge_log_insert(
         table_key,
         'batch cross join counted',
         'batch.rows_in_batch',
         'counted.rows_inserted',
         'counted.rows_updated',
-        'batch.rows_in_batch - counted.rows_inserted - counted.rows_updated',
-        '(select count(*) from deleted)'
+        'batch.rows_in_batch - counted.rows_inserted - counted.rows_updated - ' ~ moved,
+        '(select count(*) from deleted) + ' ~ displaced,
+        moved
     ) }}
 {%- endmacro %}
