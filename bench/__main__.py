@@ -2,8 +2,9 @@
 
 Starts its own PostgreSQL (durable, tuned for bulk loads, data under .tidemark/bench-pg), generates
 bench.Items in a source database, then measures raw COPY, tidemark's full and
-incremental syncs, dlt's and Sling's on the same workload, and the three merge
-strategies. Prints the figures and writes them to bench/results/.
+incremental syncs, dlt's and Sling's on the same workload, the three merge
+strategies, and reconciles of planted differences against reladiff, a key scan
+and count(*). Prints the figures and writes them to bench/results/.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from typing import Any
 
 import psycopg
 
-from bench import baseline, databases, merge_strategies, report, workload
+from bench import baseline, databases, merge_strategies, reconcile_rounds, report, workload
 from bench.databases import SOURCE_DB, BenchDatabases
 from bench.measure import Measured
 from bench.peers import runner
+from bench.reconcile_report import print_reconcile
 from bench.rounds import IncrementalRounds
 from bench.tidemark_sync import REPO, Sync, TidemarkProject
 
@@ -64,7 +66,9 @@ def _memory_probe(work: Path, databases: BenchDatabases, rows: int) -> dict[str,
     with psycopg.connect(databases.source_url, autocommit=True) as conn:
         workload.create(conn, rows)
     project = TidemarkProject(work / "tidemark-probe", databases.env, databases.target_url)
-    return _memory(rows, project.sync().command)
+    probe = _memory(rows, project.sync().command)
+    probe["reconcile_peak_rss_driver"] = reconcile_rounds.memory_probe(project, databases, rows)
+    return probe
 
 
 def _arguments() -> argparse.Namespace:
@@ -173,9 +177,14 @@ def main() -> int:
             asdict(r)
             for r in merge_strategies.compare(work, bench_db.env, bench_db.target_url, project.replica(), args.percent)
         ]
+        _say("reconcile: differences a cursor cannot see, found and repaired")
+        results["reconcile"] = reconcile_rounds.measure(project, bench_db, args.rows, _say)
+        peaks = [level["tidemark_peak_rss_driver"] for level in results["reconcile"]["levels"]]
+        memory[-1]["reconcile_peak_rss_driver"] = max(peaks)
     finally:
         databases.stop()
     report.print_report(results)
+    print_reconcile(results)
     path = report.write(results, args.out)
     print(f"\nwritten to {path}")
     return 0

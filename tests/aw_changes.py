@@ -1,6 +1,6 @@
 """Seeded random changes across every table of a sample loaded into the stand-in source.
 
-Per table and round: inserts (a copied row under a new key), updates that bump
+Per table and round: inserts (a copied row under a new key and a new rowguid), updates that bump
 ModifiedDate, updates that stamp a row with the table's committed watermark
 exactly, and rows whose cursor is NULL.
 """
@@ -19,9 +19,12 @@ from extract.devtools.sample import SampleTable
 from extract.source.catalog import SourceColumn
 
 CURSOR = "ModifiedDate"
+RECORD_ID = "rowguid"
 NOW = sql.SQL("clock_timestamp() at time zone 'UTC'")
 INT_TYPES = {"int", "smallint", "tinyint", "bigint"}
 TEXT_TYPES = {"nvarchar", "varchar", "nchar", "char"}
+#: What an inserted copy of a row takes anew: its cursor, and its record id (unique, like a key).
+FRESH = {CURSOR: NOW, RECORD_ID: sql.SQL("gen_random_uuid()")}
 
 
 def _ident(*names: str) -> sql.Composed:
@@ -108,10 +111,7 @@ def _insert(
             new_value: object = top + 1 + number
         else:
             new_value = _new_code(rng, by_name[changed].length or 3, taken)
-        select = [
-            sql.SQL("%s") if c.name == changed else (NOW if c.name == CURSOR else sql.Identifier(c.name))
-            for c in columns
-        ]
+        select = [sql.SQL("%s") if c.name == changed else FRESH.get(c.name, sql.Identifier(c.name)) for c in columns]
         statement = sql.SQL("insert into {} ({}) select {} from {} where {}").format(
             table,
             sql.SQL(", ").join(sql.Identifier(c.name) for c in columns),

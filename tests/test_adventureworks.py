@@ -1,12 +1,17 @@
 """Every AdventureWorks table, loaded into the stand-in source with its SQL Server types, replicates
-exactly, first sync and then through rounds of seeded random changes."""
+exactly, first sync and then through rounds of seeded random changes: those a watermark sees (synced),
+then those it cannot see (hard deletes, backdated updates, key changes and swaps; synced and
+reconciled), with a record id (rowguid) on the tables that have one."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from extract.devtools.sample import load_sample, sync_table_rows
 from extract.project.verify import verify_tables
 from extract.source.typemap import TypeMap
-from tests.aw_changes import apply_round, make_cursor_nullable
+from tests.aw_changes import RECORD_ID, apply_round, make_cursor_nullable
+from tests.aw_hard_changes import apply_hard_round
 from tests.conftest import DATASETS, Project
 from tests.replica_check import assert_replicas_equal
 
@@ -28,7 +33,14 @@ def test_adventureworks_replicates_exactly_through_random_changes(project: Proje
     samples = [sample for sample, _ in loaded]
     assert len(loaded) == 68
     assert sum(rows for _, rows in loaded) == 244_068
-    project.write_sync_tables(sync_table_rows(samples))
+    with_record_id = {s.table.qualified for s in samples if s.table.column(RECORD_ID) is not None}
+    project.write_sync_tables(
+        [
+            f"{row},{RECORD_ID if sample.table.qualified in with_record_id else ''}"
+            for row, sample in zip(sync_table_rows(samples), samples, strict=True)
+        ],
+        "source_schema,source_table,cursor_column,primary_key,enabled,record_id",
+    )
     project.generate()
     project.sync()
     assert verify_all(project) == 244_068
@@ -51,3 +63,37 @@ def test_adventureworks_replicates_exactly_through_random_changes(project: Proje
         project.sync()
         rows += made["inserted"]
         assert verify_all(project) == rows, f"round {seed}: {made}"
+
+    for seed in (4, 5):
+        with project.source() as conn:
+            by_table = apply_hard_round(conn, samples, seed, with_record_id)
+        made = sum(by_table.values(), Counter[str]())
+        assert len(made) == 6 and min(made.values()) > 0, made
+        logged_before = _logged(project)
+        project.sync()
+        done = project.cli("reconcile", "--all", "--allow-mass-delete", "--dbt", "build", "--parallel", "2", "--quiet")
+        assert done.returncode == 0, done.stderr[-3000:]
+        rows -= made["deleted"]
+        assert verify_all(project) == rows, f"round {seed}: {made}"
+        # Without a record id a changed key is a delete and an insert, a swap two updates; with one,
+        # both are moves.
+        logged = _logged(project)
+        for table, counts in by_table.items():
+            key = _table_key(project, table)
+            deletes, moves = (logged[kind][key] - logged_before[kind][key] for kind in ("deleted", "moved"))
+            assert deletes == counts["deleted"] + counts["key changed"], (table, counts, deletes)
+            assert moves == counts["key changed (record_id)"] + counts["keys swapped (record_id)"], (table, moves)
+
+
+def _table_key(project: Project, table: str) -> str:
+    return project.planner.plan(project.planner.find(table)).names.table_key
+
+
+def _logged(project: Project) -> dict[str, Counter[str]]:
+    """Per table key: rows in the delete log and in the key change log."""
+    logged: dict[str, Counter[str]] = {}
+    with project.target() as conn:
+        for kind, log in (("deleted", "delete_log"), ("moved", "key_change_log")):
+            rows = conn.execute(f"select table_key, count(*) from _migration.{log} group by table_key").fetchall()
+            logged[kind] = Counter({str(key): int(count) for key, count in rows})
+    return logged

@@ -192,3 +192,22 @@ def test_a_row_read_twice_in_one_run_keeps_its_latest_version(demo: Project) -> 
     demo.build()
     assert demo.scalar(f'select name from "demo__{demo.source_db}__dbo".customers where customerid = 12') == "latest"
     assert_replicas_equal(demo)
+
+
+def test_a_watermark_that_would_move_back_fails_the_run(demo: Project) -> None:
+    """The committed watermark lies after the source's clock (the clock went back, or the state was
+    edited): the run fails with a LOGICAL ERROR before it reads a row, and commits nothing."""
+    demo.sync()
+    with demo.target() as conn:
+        conn.execute(
+            """update _migration.run_log set watermark_candidate = '2099-01-01 00:00:00.000'
+            where status = 'landed' and source_table = 'Customers'"""
+        )
+    runs_before = demo.scalar("select count(*) from _migration.run_log where status = 'landed'")
+    touch_customer(demo, 7, "after the clock went back")
+    done = demo.cli("--table", "dbo.Customers")
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "LOGICAL ERROR: dbo.Customers: the source clock reads" in done.stderr
+    assert "before the committed watermark 2099-01-01 00:00:00.000" in done.stderr
+    assert demo.scalar("select count(*) from _migration.run_log where status = 'landed'") == runs_before
+    assert committed_watermark(demo, "customers") == "2099-01-01 00:00:00.000"

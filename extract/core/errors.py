@@ -32,6 +32,14 @@ class BatchRefused(TidemarkError):
     exit_code = 1
 
 
+class LogicalError(BatchRefused):
+    """A rule a sync or reconcile relies on does not hold (a watermark moving back, repairs that do
+    not add up): the table's run fails and nothing of it is committed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"LOGICAL ERROR: {message}")
+
+
 def first_line(exc: BaseException) -> str:
     """What a summary and the run log show of an error: its message's first line (a JDBC error's stack
     trace follows it), secrets masked, at most 2,000 characters."""

@@ -12,19 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from extract.core.errors import BatchRefused
+from extract.core.errors import BatchRefused, LogicalError
 from extract.reconcile.tree import Bisection, Figures, Node
 
 #: Pairs as both sides return them: key text, key hash, row hash, then the side's extra columns.
 Pair = tuple[str | None, ...]
 SAMPLE_SIZE = 5
-
-
-class LogicalError(BatchRefused):
-    """A rule the reconcile relies on does not hold: the run fails and nothing is applied."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(f"LOGICAL ERROR: {message}")
 
 
 @dataclass

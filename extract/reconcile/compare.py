@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
 
+from extract.core.errors import LogicalError
 from extract.core.observer import Observer
-from extract.reconcile.classify import LogicalError, Pair
+from extract.reconcile.classify import Pair
 from extract.reconcile.replica_side import ReplicaSide
 from extract.reconcile.source_side import SourceSide
 from extract.reconcile.tree import Bisection, Level, Node

@@ -9,12 +9,13 @@ from collections.abc import Sequence
 import psycopg
 from psycopg import sql
 
+from extract.core.errors import LogicalError
 from extract.core.sql_contract import RUN_ID_COLUMN
 from extract.landing.transfer import land_in_driver, land_partitions
 from extract.partitions.plan import Partition, Segment
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
-from extract.reconcile.classify import LogicalError, Pair, Repairs
+from extract.reconcile.classify import Pair, Repairs
 from extract.reconcile.hashes import row_hashes
 from extract.reconcile.replica_side import land_tombstones
 from extract.source.dialects.postgres import PostgresDialect

@@ -6,7 +6,7 @@ import difflib
 from datetime import datetime
 
 from extract.config.seeds import SyncTable
-from extract.core.errors import TidemarkError
+from extract.core.errors import LogicalError, TidemarkError
 from extract.source.catalog import SourceColumn, SourceTable
 from extract.source.dialects import Dialect
 from extract.source.jdbc import JdbcConnection
@@ -87,6 +87,16 @@ def read_clock(conn: JdbcConnection, dialect: Dialect) -> str:
         raise TidemarkError("the source returned no clock value")
     parse_watermark(text)  # refuse anything that is not a clock reading
     return text.strip()
+
+
+def check_monotonic(table: str, committed: str | None, candidate: str) -> None:
+    """A run's new watermark may not lie before the committed one: the source's clock went back (or
+    the state was edited), and the rows stamped in between would be read in the wrong order."""
+    if committed is not None and parse_watermark(candidate) < parse_watermark(committed):
+        raise LogicalError(
+            f"{table}: the source clock reads {candidate}, before the committed watermark {committed}; "
+            "the watermark may not move back"
+        )
 
 
 def parse_watermark(text: str) -> datetime:

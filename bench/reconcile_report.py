@@ -1,0 +1,50 @@
+"""The reconcile section's table on the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.report import print_table
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.0f} MiB"
+
+
+def print_reconcile(results: dict[str, Any]) -> None:
+    section = results.get("reconcile")
+    if not section:
+        return
+    levels = section["levels"]
+    zero = next((level["tidemark_seconds"] for level in levels if level["differences"] == 0), None)
+    rows = []
+    for level in levels:
+        found = level["tidemark_found"]
+        ours = level["tidemark_seconds"]
+        rows.append(
+            (
+                f"{level['differences']:,}",
+                f"{level['count_seconds']:.1f}",
+                f"{level['key_scan_seconds']:.1f}",
+                f"{level['reladiff_seconds']:.1f} ({level['reladiff_keys']:,} keys)",
+                f"{ours:.1f} ({sum(found.values()):,} keys)",
+                f"{level['reladiff_seconds'] / ours:.2f}x",
+                f"{ours / zero:.2f}x" if zero else "-",
+            )
+        )
+    print_table(
+        f"Reconcile of {results['rows']:,} rows (the first, which stores the row hashes once: "
+        f"{section['first_seconds']:.1f} s); seconds",
+        (
+            "differences",
+            "count(*) both",
+            "key scan",
+            "reladiff (finds)",
+            "tidemark (finds + repairs)",
+            "reladiff / tidemark",
+            "tidemark / at 0",
+        ),
+        rows,
+    )
+    peaks = [f"{_mib(m['reconcile_peak_rss_driver'])} at {m['rows']:,} rows" for m in results["driver_memory"]]
+    print("  tidemark reconcile's driver peak: " + ", ".join(peaks))
