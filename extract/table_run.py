@@ -24,7 +24,7 @@ from extract.landing.transfer import land_in_driver, land_partitions
 from extract.partitions.plan import plan_partitions, source_filter
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
-from extract.source.describe import check_monotonic, read_clock
+from extract.source.watermarks import check_monotonic, read_watermark
 from extract.state.partition_log import Progress, load_plan, progress, record_plan
 from extract.state.run_log import (
     RunRecord,
@@ -93,8 +93,8 @@ class TableRun:
     def _plan_partitions(self, conn: psycopg.Connection, record: RunRecord) -> None:
         """Read the clock, then cut the batch into partitions; both are recorded before any row is read."""
         plan, observer = self.plan, self.observer
-        # The clock is read before the data query: a row committed later is read next time.
-        record.watermark_candidate = read_clock(self.planner.source, self.planner.dialect)
+        # The watermark is read before the data query: a row committed later is read next time.
+        record.watermark_candidate = read_watermark(self.planner.source, self.planner.dialect, plan.cursor)
         check_monotonic(plan.config.key, record.watermark_used, record.watermark_candidate)
         observer("watermark", {"table": plan.config.key, "run": record})
         parts = self.planner.read_segments(plan, record.watermark_used)

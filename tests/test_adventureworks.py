@@ -75,14 +75,19 @@ def test_adventureworks_replicates_exactly_through_random_changes(project: Proje
         assert done.returncode == 0, done.stderr[-3000:]
         rows -= made["deleted"]
         assert verify_all(project) == rows, f"round {seed}: {made}"
-        # Without a record id a changed key is a delete and an insert, a swap two updates; with one,
-        # both are moves.
+        # Without a record id a changed key is a delete and an insert, a swap two updates. With one,
+        # each is a move; except when the sync's batch held one row of a swap only (its cursor NULL, so
+        # read every time): that row moves, and the other, pushed off its key, is deleted, then landed
+        # again at its new key by the reconcile.
         logged = _logged(project)
         for table, counts in by_table.items():
             key = _table_key(project, table)
             deletes, moves = (logged[kind][key] - logged_before[kind][key] for kind in ("deleted", "moved"))
-            assert deletes == counts["deleted"] + counts["key changed"], (table, counts, deletes)
-            assert moves == counts["key changed (record_id)"] + counts["keys swapped (record_id)"], (table, moves)
+            displaced = deletes - counts["deleted"] - counts["key changed"]
+            assert displaced >= 0, (table, counts, deletes)
+            assert displaced == 0 or table in with_record_id, (table, counts, deletes)
+            moved = counts["key changed (record_id)"] + counts["keys swapped (record_id)"]
+            assert moves + displaced == moved, (table, counts, deletes, moves)
 
 
 def _table_key(project: Project, table: str) -> str:

@@ -206,10 +206,29 @@ def test_an_open_partition_reads_every_row_of_its_segment() -> None:
 
 
 def test_watermark_keeps_seven_digits_and_starts_no_later() -> None:
-    from extract.source.describe import parse_watermark
+    from extract.source.watermarks import parse_watermark
 
     assert parse_watermark("2026-11-01 12:30:15.1234567") == datetime(2026, 11, 1, 12, 30, 15, 123456)
     assert parse_watermark("2026-11-01 12:30:15") == datetime(2026, 11, 1, 12, 30, 15)
     # Seven-digit readings sort as text in the order of time, as the run log compares them.
     readings = ["2026-11-01 12:30:15.1234567", "2026-11-01 12:30:15.1234568", "2026-11-01 12:30:16.0000000"]
     assert sorted(readings) == readings
+
+
+def test_a_rowversion_cursor_reads_from_the_lowest_active_modify_id() -> None:
+    cursor = col("RowVer", "timestamp")
+    key = col("Id", "int")
+    table = SourceTable("Sales", "Orders", (key, cursor), ("Id",))
+    assert DIALECT.is_modify_id(cursor) and DIALECT.is_modify_id(col("Rv", "rowversion"))
+    assert not DIALECT.is_modify_id(col("ModifiedDate", "datetime2"))
+    parse(DIALECT.modify_id_query())
+    assert "min_active_rowversion()" in DIALECT.modify_id_query()
+    parts = segments(DIALECT, table, cursor, 2001)
+    assert parts[0].base == "[RowVer] >= 0x00000000000007D1"
+    assert parts[1].name == "null modify id"
+    for segment in parts:
+        for sql in (
+            count_query(DIALECT, "[Sales].[Orders]", segment.base),
+            boundary_query(DIALECT, "[Sales].[Orders]", segment.order, segment.base),
+        ):
+            parse(sql)

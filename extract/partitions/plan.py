@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
 
+from extract.core.errors import LogicalError
 from extract.source.catalog import SourceColumn, SourceTable
 from extract.source.dialects import Dialect
 from extract.source.dialects.partition_sql import boundary_query, count_query
@@ -53,16 +54,21 @@ class PartitionSizing:
         return size if rows > size else None
 
 
+#: A modify id is never NULL (SQL Server's rowversion cannot be): a run that finds one fails.
+NULL_MODIFY_ID = "null modify id"
+
+
 def segments(
-    dialect: Dialect, table: SourceTable, cursor: SourceColumn | None, bound: datetime | None
+    dialect: Dialect, table: SourceTable, cursor: SourceColumn | None, bound: datetime | int | None
 ) -> list[Segment]:
     keys = tuple(c for name in table.primary_key if (c := table.column(name)) is not None)
     if cursor is None or bound is None:
         return [Segment("all", keys, "")]
     quoted = dialect.quote(cursor.name)
+    nulls = NULL_MODIFY_ID if dialect.is_modify_id(cursor) else "null cursor"
     return [
-        Segment("changed", (cursor, *keys), f"{quoted} >= {dialect.timestamp_literal(bound, cursor)}"),
-        Segment("null cursor", keys, f"{quoted} is null"),
+        Segment("changed", (cursor, *keys), f"{quoted} >= {dialect.cursor_literal(bound, cursor)}"),
+        Segment(nulls, keys, f"{quoted} is null"),
     ]
 
 
@@ -86,6 +92,8 @@ def plan_partitions(
     total = 0
     for segment in parts:
         rows = int(source.query(count_query(dialect, table_ref, segment.base))[0][0] or 0)
+        if segment.name == NULL_MODIFY_ID and rows:
+            raise LogicalError(f"{table_ref}: {rows:,} row(s) hold a NULL modify id, which the source never gives")
         total += rows
         on_counted(total)
         if rows == 0:

@@ -16,11 +16,12 @@ from extract.landing.transfer import PartitionSource
 from extract.partitions.plan import PartitionSizing, Segment, segments
 from extract.planning.table_plan import TablePlan
 from extract.runtime.spark import SparkRuntime
-from extract.source.describe import choose_cursor, describe_table, parse_watermark
+from extract.source.describe import choose_cursor, describe_table
 from extract.source.dialects import Dialect, dialect_for
 from extract.source.jdbc import JdbcConnection
 from extract.source.target_types import TargetTypes
 from extract.source.typemap import TypeMap
+from extract.source.watermarks import parse_modify_id, parse_watermark
 
 
 class Planner:
@@ -118,10 +119,13 @@ class Planner:
         hint = self.dialect.table_hint(self.settings.read_uncommitted)
         return self.dialect.table_ref(plan.table.schema, plan.table.name) + hint
 
-    def changed_rows_bound(self, plan: TablePlan, watermark_used: str | None) -> datetime | None:
-        """Where the changed-rows filter starts: the committed watermark less the safety window."""
+    def changed_rows_bound(self, plan: TablePlan, watermark_used: str | None) -> datetime | int | None:
+        """Where the changed-rows filter starts: the committed watermark less the safety window; a
+        modify id's exactly (no transaction in flight can commit below it)."""
         if plan.cursor is None or not watermark_used:
             return None
+        if self.dialect.is_modify_id(plan.cursor):
+            return parse_modify_id(watermark_used)
         start_from = parse_watermark(watermark_used) - self.settings.safety_window
         return self.dialect.cursor_lower_bound(start_from, plan.cursor)
 

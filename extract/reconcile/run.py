@@ -185,9 +185,7 @@ class ReconcileRun:
         recent = (
             None
             if bound is None or plan.cursor is None
-            else (
-                f"{planner.dialect.quote(plan.cursor.name)} >= {planner.dialect.timestamp_literal(bound, plan.cursor)}"
-            )
+            else f"{planner.dialect.quote(plan.cursor.name)} >= {planner.dialect.cursor_literal(bound, plan.cursor)}"
         )
         source = SourceSide(
             planner,
@@ -195,7 +193,8 @@ class ReconcileRun:
             bisection.space,
             source_ranges(planner, plan, bounds, total),
         )
-        within = "" if bounds is None or bounds.source_empty else bounds.inside
+        # Rows the boundary cleanup tombstones (all, when the source is empty) are not compared again.
+        within = "" if bounds is None else ("false" if bounds.source_empty else bounds.inside)
         with psycopg.connect(planner.settings.target.libpq_url, autocommit=False) as replica_conn:
             replica = ReplicaSide(replica_conn, replica_relation(plan, self.hashes, within), bisection.space)
             first = bisection.space.first_depth(total, bisection.leaf_rows)

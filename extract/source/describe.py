@@ -1,12 +1,11 @@
-"""Read what the source says about a table: its columns, key, cursor and clock."""
+"""Read what the source says about a table: its columns, key and cursor."""
 
 from __future__ import annotations
 
 import difflib
-from datetime import datetime
 
 from extract.config.seeds import SyncTable
-from extract.core.errors import LogicalError, TidemarkError
+from extract.core.errors import TidemarkError
 from extract.source.catalog import SourceColumn, SourceTable
 from extract.source.dialects import Dialect
 from extract.source.jdbc import JdbcConnection
@@ -61,52 +60,24 @@ def check_record_id(config: SyncTable, table: SourceTable) -> None:
 def choose_cursor(
     table: SourceTable, config: SyncTable, candidates: tuple[str, ...], dialect: Dialect
 ) -> SourceColumn | None:
-    """The configured cursor column, else the first candidate present (exact case) with a temporal type."""
+    """The configured cursor column, else a modify-id column (rowversion) if the table has one, else the
+    first candidate present (exact case) with a temporal type."""
     if config.cursor_column:
         column = table.column(config.cursor_column)
         if column is None:
             raise TidemarkError(f"{config.key}: cursor_column {config.cursor_column!r} is not a column of the table")
-        if not dialect.is_temporal(column):
+        if not dialect.is_temporal(column) and not dialect.is_modify_id(column):
+            allowed = sorted(dialect.temporal_types | dialect.modify_id_types)
             raise TidemarkError(
                 f"{config.key}: cursor_column {column.name!r} has type {column.type_text}, "
-                f"not one of {', '.join(sorted(dialect.temporal_types))}"
+                f"not one of {', '.join(allowed)}"
             )
         return column
+    modify_ids = [c for c in table.columns if dialect.is_modify_id(c)]
+    if modify_ids:
+        return modify_ids[0]
     for name in candidates:
         column = table.column(name)
         if column is not None and dialect.is_temporal(column):
             return column
     return None
-
-
-def read_clock(conn: JdbcConnection, dialect: Dialect) -> str:
-    """The source server's UTC clock as the source writes it, all its digits kept (datetime2(7): seven)."""
-    rows = conn.query(dialect.clock_query())
-    text = rows[0][0] if rows else None
-    if not text:
-        raise TidemarkError("the source returned no clock value")
-    parse_watermark(text)  # refuse anything that is not a clock reading
-    return text.strip()
-
-
-def check_monotonic(table: str, committed: str | None, candidate: str) -> None:
-    """A run's new watermark may not lie before the committed one: the source's clock went back (or
-    the state was edited), and the rows stamped in between would be read in the wrong order."""
-    if committed is not None and parse_watermark(candidate) < parse_watermark(committed):
-        raise LogicalError(
-            f"{table}: the source clock reads {candidate}, before the committed watermark {committed}; "
-            "the watermark may not move back"
-        )
-
-
-def parse_watermark(text: str) -> datetime:
-    """A watermark as a datetime, floored to microseconds: a lower start only re-reads."""
-    head, _, fraction = text.strip().partition(".")
-    try:
-        moment = datetime.strptime(head, "%Y-%m-%d %H:%M:%S")
-    except ValueError:
-        raise TidemarkError(f"not a clock reading: {text!r}") from None
-    digits = (fraction + "000000")[:6]
-    if not digits.isdigit():
-        raise TidemarkError(f"not a clock reading: {text!r}")
-    return moment.replace(microsecond=int(digits))

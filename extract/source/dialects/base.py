@@ -18,6 +18,9 @@ class Dialect(ABC):
     temporal_types: frozenset[str]
     #: Base type names whose time values carry their own offset.
     zoned_types: frozenset[str] = frozenset()
+    #: Base type names of a modify id (SQL Server's rowversion): a number every insert and update
+    #: takes anew from one increasing counter of the database.
+    modify_id_types: frozenset[str] = frozenset()
 
     @abstractmethod
     def quote(self, identifier: str) -> str:
@@ -110,6 +113,24 @@ class Dialect(ABC):
 
     def is_temporal(self, column: SourceColumn) -> bool:
         return column.base_type in self.temporal_types
+
+    def is_modify_id(self, column: SourceColumn) -> bool:
+        return column.base_type in self.modify_id_types
+
+    def modify_id_query(self) -> str:
+        """SQL returning one row, one column: the lowest modify id a transaction still in flight may
+        commit (or the next to be given), as '0x' and 16 upper-case hex digits."""
+        raise NotImplementedError(f"{self.name} has no modify-id columns")
+
+    def modify_id_literal(self, value: int, column: SourceColumn) -> str:
+        """A literal comparable with modify-id column `column` (from a number the source gave)."""
+        raise NotImplementedError(f"{self.name} has no modify-id columns")
+
+    def cursor_literal(self, bound: datetime | int, column: SourceColumn) -> str:
+        """Where the changed-rows filter starts, as a literal comparable with the cursor `column`."""
+        if isinstance(bound, datetime):
+            return self.timestamp_literal(bound, column)
+        return self.modify_id_literal(bound, column)
 
     @abstractmethod
     def cursor_resolution(self, column: SourceColumn) -> timedelta:

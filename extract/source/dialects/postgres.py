@@ -13,10 +13,10 @@ from extract.source.dialects.base import Dialect
 _CATALOG = """\
 select
     a.attname as column_name,
-    format_type(
+    case when t.typtype = 'd' and t.typname = 'rowversion' then 'rowversion' else format_type(
         coalesce(nullif(t.typbasetype, 0), a.atttypid),
         case when t.typbasetype <> 0 then t.typtypmod else a.atttypmod end
-    ) as type_text,
+    ) end as type_text,
     case when a.attnotnull or t.typnotnull then '0' else '1' end as is_nullable,
     a.attnum as column_id,
     array_position(i.indkey::int2 [], a.attnum) as key_ordinal
@@ -46,9 +46,17 @@ class PostgresDialect(Dialect):
     name = "postgres"
     temporal_types = frozenset({"timestamp without time zone", "timestamp with time zone", "date"})
     zoned_types = frozenset({"timestamp with time zone"})
+    #: The stand-in's rowversion: a domain over bigint that extract/devtools/rowversion.py sets up.
+    modify_id_types = frozenset({"rowversion"})
 
     def quote(self, identifier: str) -> str:
         return postgres_identifier(identifier)
+
+    def modify_id_query(self) -> str:
+        return "select '0x' || upper(lpad(to_hex(min_active_rowversion()), 16, '0')) as lowest_active"
+
+    def modify_id_literal(self, value: int, column: SourceColumn) -> str:
+        return f"cast({int(value)} as bigint)"
 
     def clock_query(self) -> str:
         return "select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') as now_utc"

@@ -49,9 +49,17 @@ class TsqlDialect(Dialect):
     name = "sqlserver"
     temporal_types = frozenset({"datetime", "datetime2", "smalldatetime", "date", "datetimeoffset"})
     zoned_types = frozenset({"datetimeoffset"})
+    modify_id_types = frozenset({"timestamp", "rowversion"})
 
     def quote(self, identifier: str) -> str:
         return tsql_identifier(identifier)
+
+    def modify_id_query(self) -> str:
+        # Style 1: '0x' and 16 upper-case hex digits. No transaction in flight can commit below it.
+        return "select convert(varchar(18), min_active_rowversion(), 1) as lowest_active"
+
+    def modify_id_literal(self, value: int, column: SourceColumn) -> str:
+        return f"0x{value:016X}"
 
     def clock_query(self) -> str:
         # Style 121 keeps all seven fractional digits of datetime2(7).

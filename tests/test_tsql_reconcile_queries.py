@@ -1,0 +1,84 @@
+"""Every query a reconcile sends to SQL Server parses as T-SQL (sqlglot): a level's figures, the pairs
+of its leaves, for a table of every key kind, with a clock or a modify-id cursor."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from extract.config.naming import TargetNames
+from extract.config.seeds import SyncTable
+from extract.planning.table_plan import TablePlan
+from extract.reconcile.hashes import row_hashes
+from extract.reconcile.queries import HashedRelation, level_query, pairs_query
+from extract.reconcile.tree import HashSpace, Level, Node
+from extract.source.catalog import SourceColumn, SourceTable
+from extract.source.dialects import TsqlDialect
+from extract.source.typemap import MappedColumn
+
+DIALECT = TsqlDialect()
+
+
+def _column(name: str, base: str, target: str, nullable: bool = True) -> MappedColumn:
+    return MappedColumn(SourceColumn(name, base, None, None, None, nullable, 1), name.lower(), target, "native")
+
+
+CURSORS = {
+    "clock": _column("ModifiedDate", "datetime2", "timestamp(6)"),
+    "modify id": _column("RowVer", "timestamp", "bytea", nullable=False),
+}
+KEYS = {
+    "int": [_column("Id", "int", "integer", False)],
+    "text": [_column("Code]x", "nvarchar", "varchar(10)", False)],
+    "uuid": [_column("rowguid", "uniqueidentifier", "uuid", False)],
+    "composite": [_column("OrderId", "int", "integer", False), _column("Line", "smallint", "smallint", False)],
+}
+
+
+def _plan(keys: list[MappedColumn], cursor: MappedColumn) -> TablePlan:
+    columns = [*keys, _column("Amount", "decimal", "numeric(12,2)"), _column("Note", "nvarchar", "text"), cursor]
+    table = SourceTable("Sales", "Order]s", tuple(c.source for c in columns), tuple(k.source.name for k in keys))
+    return TablePlan(SyncTable("Sales", "Order]s"), table, columns, cursor.source, TargetNames("s", "orders"))
+
+
+def _source_side(plan: TablePlan, recent: str) -> HashedRelation:
+    hashes = row_hashes(DIALECT, plan)
+    return HashedRelation(
+        dialect=DIALECT,
+        relation=DIALECT.table_ref(plan.table.schema, plan.table.name),
+        key_hash=hashes.source_key,
+        row_hash=hashes.source_row,
+        key_text=hashes.source_key_text,
+        null_key="0",
+        extra=(f"case when {recent} then 'recent' else 'old' end",),
+    )
+
+
+@pytest.mark.parametrize("cursor_kind", list(CURSORS))
+@pytest.mark.parametrize("key_kind", list(KEYS))
+def test_reconcile_queries_parse_as_tsql(key_kind: str, cursor_kind: str) -> None:
+    cursor = CURSORS[cursor_kind]
+    plan = _plan(KEYS[key_kind], cursor)
+    bound: datetime | int = datetime(2026, 11, 1, 12, 30) if cursor_kind == "clock" else 2001
+    recent = f"{DIALECT.quote(cursor.source.name)} >= {DIALECT.cursor_literal(bound, cursor.source)}"
+    side = _source_side(plan, recent)
+    space = HashSpace(32)
+    queries = [
+        level_query(side, space, Level(2, None)),
+        level_query(side, space, Level(3, [5, 17, 900]), "[Id] >= 10"),
+        pairs_query(side, space, [Node(3, 7), Node(4, 250)]),
+    ]
+    for query in queries:
+        tree = sqlglot.parse_one(query, read="tsql")
+        assert isinstance(tree, exp.Select)
+        assert any(t.name == "Order]s" for t in tree.find_all(exp.Table))
+    assert "hashbytes('MD5'" in queries[0] and "string_split('5,17,900', ',')" in queries[1]
+    if cursor_kind == "modify id":
+        # (key, modify id) stands for the row: the row hash reads the modify id, no other column.
+        assert "[RowVer]" in side.row_hash and "[Amount]" not in side.row_hash
+        assert "[RowVer] >= 0x00000000000007D1" in queries[2]
+    else:
+        assert "[Amount]" in side.row_hash
