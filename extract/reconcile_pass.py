@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 from extract.console import ConsoleObserver
-from extract.core.errors import first_line
+from extract.core.errors import about_table, first_line
 from extract.core.secrets import mask
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
@@ -64,7 +64,7 @@ class ReconcilePass:
             message = first_line(exc)
             if self.request.verbose:
                 print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
-            print(f"error: {plan.config.key}: {message}", file=sys.stderr)
+            print(f"error: {about_table(plan.config.key, message)}", file=sys.stderr)
             return {"table": plan.config.key, "status": "failed", "error": message}
 
     def _outcome(self, summary: list[dict[str, object]], dbt_runs: list[bool]) -> Outcome:

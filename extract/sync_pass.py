@@ -16,7 +16,7 @@ from extract.asof.run import SnapshotLanding
 from extract.config.seeds import SyncTable
 from extract.config.settings import Settings
 from extract.console import ConsoleObserver
-from extract.core.errors import TidemarkError, first_line
+from extract.core.errors import TidemarkError, about_table, first_line
 from extract.core.observer import Observer
 from extract.core.secrets import mask
 from extract.planning.planner import Planner
@@ -133,7 +133,7 @@ class SyncPass:
             message = first_line(exc)
             if self.request.verbose:
                 print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
-            print(f"error: {job.config.key}: {message}", file=sys.stderr)
+            print(f"error: {about_table(job.config.key, message)}", file=sys.stderr)
             return {"table": job.config.key, "status": "failed", "error": message}
 
     def _finish(self, summary: list[dict[str, object]], tables: int) -> Outcome:

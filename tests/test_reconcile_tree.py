@@ -91,6 +91,7 @@ def test_first_depth_grows_with_the_table() -> None:
         ("TIDEMARK_RECONCILE_LEAF_ROWS", "0"),
         ("TIDEMARK_RECONCILE_MAX_DELETE_SHARE", "150%"),
         ("TIDEMARK_RECONCILE_MAX_DELETE_SHARE", "some"),
+        ("TIDEMARK_RECONCILE_DRIVER_ROWS", "-5"),
     ],
 )
 def test_bad_settings_name_the_value(name: str, value: str) -> None:
@@ -102,3 +103,4 @@ def test_bad_settings_name_the_value(name: str, value: str) -> None:
 def test_settings_defaults() -> None:
     settings = reconcile_settings({})
     assert (settings.factor, settings.leaf_rows, settings.max_delete_share) == (32, 256, 0.1)
+    assert settings.driver_rows == 2_000_000

@@ -49,3 +49,9 @@ def first_line(exc: BaseException) -> str:
 def one_line(text: str) -> str:
     """The first line of `text`, secrets masked, at most 2,000 characters."""
     return mask((text.strip().splitlines() or [""])[0])[:2000]
+
+
+def about_table(table: str, message: str) -> str:
+    """`message` as said of table `table`: prefixed with its name, unless the message starts with it."""
+    bare = message.removeprefix("LOGICAL ERROR: ")
+    return message if bare.startswith(f"{table}:") or bare.startswith(f"{table} ") else f"{table}: {message}"

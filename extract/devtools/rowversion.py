@@ -73,9 +73,7 @@ def stamp_with_rowversion(conn: psycopg.Connection, schema: str, table: str, col
     relation = sql.Identifier(schema, table)
     name = sql.Identifier(column)
     conn.execute(sql.SQL("alter table {} add column {} rowversion").format(relation, name))
-    conn.execute(
-        sql.SQL("update {} set {} = nextval('public.rowversion_counter')").format(relation, name)
-    )
+    conn.execute(sql.SQL("update {} set {} = nextval('public.rowversion_counter')").format(relation, name))
     conn.execute(sql.SQL("alter table {} alter column {} set not null").format(relation, name))
     conn.execute(
         sql.SQL(

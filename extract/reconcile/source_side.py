@@ -49,10 +49,12 @@ def source_relation(planner: Planner, plan: TablePlan, hashes: RowHashes, recent
 
 def source_ranges(planner: Planner, plan: TablePlan, bounds: KeyBounds | None, rows: int) -> list[str]:
     """Key-range filters, one Spark task each, cut as a sync would cut `rows` rows; [""] (one query from
-    the driver) for a table that small. A whole-number key is cut into equal spans of its [min, max]
+    the driver) for a table of at most TIDEMARK_RECONCILE_DRIVER_ROWS rows (unless partitions of a fixed
+    size are asked for). A whole-number key is cut into equal spans of its [min, max]
     (nothing to sort); any other key where a sync would cut it (one ordered read of the keys)."""
     size = planner.sizing.rows_per_partition(rows)
-    if size is None or planner.fits_driver(rows):
+    small = planner.sizing.fixed_rows is None and rows <= planner.settings.reconcile.driver_rows
+    if size is None or small or planner.fits_driver(rows):
         return [""]
     keys = plan.source_keys
     if bounds is not None and bounds.low is not None and bounds.high is not None and bounds.whole_numbers:
