@@ -207,7 +207,7 @@ def test_a_watermark_that_would_move_back_fails_the_run(demo: Project) -> None:
     touch_customer(demo, 7, "after the clock went back")
     done = demo.cli("--table", "dbo.Customers")
     assert done.returncode == 1, done.stderr[-2000:]
-    assert "LOGICAL ERROR: dbo.Customers: the source clock reads" in done.stderr
+    assert "LOGICAL ERROR: dbo.Customers: the source reads" in done.stderr
     assert "before the committed watermark 2099-01-01 00:00:00.000" in done.stderr
     assert demo.scalar("select count(*) from _migration.run_log where status = 'landed'") == runs_before
     assert committed_watermark(demo, "customers") == "2099-01-01 00:00:00.000"
