@@ -24,7 +24,7 @@ from extract.landing.transfer import land_in_driver, land_partitions
 from extract.partitions.plan import plan_partitions, source_filter
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
-from extract.source.watermarks import check_monotonic, read_watermark
+from extract.source.watermarks import check_monotonic, read_watermark, usable_watermark
 from extract.state.partition_log import Progress, load_plan, progress, record_plan
 from extract.state.run_log import (
     RunRecord,
@@ -66,7 +66,8 @@ class TableRun:
         """A new run, or the killed run of this table to go on with (same watermark, same partitions)."""
         plan = self.plan
         names = plan.names
-        watermark_used = committed_watermark(conn, names.table_key) if plan.cursor else None
+        committed = committed_watermark(conn, names.table_key)
+        watermark_used = usable_watermark(self.planner.dialect, plan.cursor, committed)
         killed = interrupted_run(conn, names.table_key)
         if killed is not None and killed.watermark_used == watermark_used:
             return killed, True

@@ -105,3 +105,30 @@ def test_a_reconcile_compares_key_and_modify_id(versioned: Project) -> None:
         (f'"{names.schema}"."{names.table}"',),
     )
     assert "rowver" in expression and "status" not in expression
+
+
+def test_a_cursor_that_changes_kind_reads_the_table_once_in_full(versioned: Project) -> None:
+    """A committed watermark of the other kind (clock or modify id) cannot start the filter: the
+    next run reads the table in full, then syncs incrementally on the new cursor."""
+
+    def synced_as() -> tuple[str, str]:
+        with versioned.source() as conn:
+            conn.execute("""update dbo."Orders" set "Status" = 'touched', "ModifiedDate" = now() where "Id" = 8""")
+        versioned.sync()
+        row = versioned.scalar(
+            "select migration_type || ' ' || watermark_candidate from _migration.run_log"
+            " where status = 'landed' order by run_id desc limit 1"
+        )
+        kind, watermark = str(row).split(" ", 1)
+        assert _watermark(versioned) == watermark
+        assert_replicas_equal(versioned)
+        return kind, watermark
+
+    versioned.write_sync_tables(["dbo,Orders,ModifiedDate,,true"])
+    kind, watermark = synced_as()
+    assert kind == "full" and not watermark.startswith("0x")
+    assert synced_as()[0] == "incremental"
+    versioned.write_sync_tables(["dbo,Orders,,,true"])
+    kind, watermark = synced_as()
+    assert kind == "full" and watermark.startswith("0x")
+    assert synced_as()[0] == "incremental"

@@ -33,6 +33,7 @@ from extract.reconcile.replica_side import (
 )
 from extract.reconcile.source_side import SourceSide, source_ranges, source_relation
 from extract.reconcile.tree import Bisection, HashSpace
+from extract.source.watermarks import usable_watermark
 from extract.state.run_log import (
     RunRecord,
     append_event,
@@ -79,9 +80,12 @@ class ReconcileRun:
 
     def _begin(self, conn: psycopg.Connection) -> RunRecord:
         plan = self.plan
-        watermark = committed_watermark(conn, plan.names.table_key)
+        watermark = usable_watermark(self.planner.dialect, plan.cursor, committed_watermark(conn, plan.names.table_key))
         if plan.cursor is not None and watermark is None:
-            raise TidemarkError(f"{plan.config.key} was never merged: sync it (and dbt build) before a reconcile")
+            raise TidemarkError(
+                f"{plan.config.key} was never merged with its cursor {plan.cursor.name}: "
+                "sync it (and dbt build) before a reconcile"
+            )
         record = RunRecord(
             run_id=next_run_id(conn),
             table_key=plan.names.table_key,
@@ -180,7 +184,8 @@ class ReconcileRun:
 
     def _compare(self, conn: psycopg.Connection, bounds: KeyBounds | None, bisection: Bisection, total: int) -> Repairs:
         planner, plan = self.planner, self.plan
-        bound = planner.changed_rows_bound(plan, committed_watermark(conn, plan.names.table_key))
+        committed = committed_watermark(conn, plan.names.table_key)
+        bound = planner.changed_rows_bound(plan, usable_watermark(planner.dialect, plan.cursor, committed))
         conn.commit()  # the landing's own connections must see what this one writes next
         recent = (
             None

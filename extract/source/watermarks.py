@@ -35,6 +35,15 @@ def read_watermark(conn: JdbcConnection, dialect: Dialect, cursor: SourceColumn 
     return text
 
 
+def usable_watermark(dialect: Dialect, cursor: SourceColumn | None, committed: str | None) -> str | None:
+    """The committed watermark if it is of the cursor's kind; None (a full read) when the table has no
+    cursor, was never merged, or its cursor changed kind (a rowversion column added, or the seed's
+    cursor_column changed)."""
+    if cursor is None or committed is None:
+        return None
+    return committed if committed.startswith("0x") == dialect.is_modify_id(cursor) else None
+
+
 def check_monotonic(table: str, committed: str | None, candidate: str) -> None:
     """A run's new watermark may not lie before the committed one: the source's clock or counter went
     back (or the state was edited), and the rows stamped in between would be read in the wrong order."""

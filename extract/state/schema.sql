@@ -146,12 +146,15 @@ where
         where merged.table_key = landed.table_key and landed.run_id = any(merged.run_ids)
     );
 
--- Per table, the watermark its merges committed: the latest clock reading of a
--- merged run. The next run reads the rows changed since (less the safety window).
+-- Per table, the watermark its merges committed: the latest merged run's reading, a
+-- clock reading or, for a modify-id cursor, '0x' and 16 hex digits. The latest run's,
+-- not the greatest, because the two kinds do not sort together and a table can change
+-- kinds. The next run reads the rows changed since (less the safety window).
 create or replace view _migration.committed_watermarks as
 select
     merged.table_key,
-    max(landed.watermark_candidate) as watermark,
+    (array_agg(landed.watermark_candidate order by landed.run_id desc)
+        filter (where landed.watermark_candidate <> ''))[1] as watermark,
     max(landed.run_id) as run_id
 from _migration.merge_log as merged
 inner join _migration.run_log as landed
