@@ -115,6 +115,8 @@ def reconciled(
 ) -> Iterator[tuple[Project, dict[str, dict[str, Any]]]]:
     root = tmp_path_factory.mktemp("reconcile") / "project"
     with new_project(root, pg_admin_url, spark) as project:
+        # Through Spark, one task per key range, and the pairs in turns of at most 1,000 rows.
+        project.env.update({"TIDEMARK_RECONCILE_DRIVER_ROWS": "0", "TIDEMARK_RECONCILE_PAIRS_ROWS": "1000"})
         with project.source() as conn:
             conn.execute("create schema dbo")
             for scenario in SCENARIOS:

@@ -8,6 +8,7 @@ import pytest
 
 from extract.config.reconcile_settings import reconcile_settings
 from extract.core.errors import TidemarkError
+from extract.reconcile.compare import turns
 from extract.reconcile.tree import HASH_BITS, Bisection, Figures, HashSpace, Level, Node
 
 
@@ -92,6 +93,7 @@ def test_first_depth_grows_with_the_table() -> None:
         ("TIDEMARK_RECONCILE_MAX_DELETE_SHARE", "150%"),
         ("TIDEMARK_RECONCILE_MAX_DELETE_SHARE", "some"),
         ("TIDEMARK_RECONCILE_DRIVER_ROWS", "-5"),
+        ("TIDEMARK_RECONCILE_PAIRS_ROWS", "999"),
     ],
 )
 def test_bad_settings_name_the_value(name: str, value: str) -> None:
@@ -104,3 +106,17 @@ def test_settings_defaults() -> None:
     settings = reconcile_settings({})
     assert (settings.factor, settings.leaf_rows, settings.max_delete_share) == (32, 256, 0.1)
     assert settings.driver_rows == 2_000_000
+    assert settings.pairs_rows == 1_000_000
+
+
+def test_pairs_are_fetched_in_turns_within_the_budget() -> None:
+    space = HashSpace(32)
+    bisection = Bisection(space, 256)
+    sizes = [300, 400, 500, 1200, 100]
+    leaves = [Node(1, i) for i in range(len(sizes))]
+    for node, size in zip(leaves, sizes, strict=True):
+        bisection.source[node] = Figures(size, 0)
+        bisection.replica[node] = Figures(size // 2, 0)
+    groups = turns(leaves, bisection, 1000)
+    assert [[n.index for n in group] for group in groups] == [[0, 1], [2], [3], [4]]  # a larger range alone
+    assert sorted(n for group in groups for n in group) == leaves

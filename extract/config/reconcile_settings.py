@@ -18,6 +18,9 @@ DEFAULT_LEAF_ROWS = "256"
 DEFAULT_DRIVER_ROWS = "2000000"
 #: A reconcile refuses to delete more than this share of a replica, unless --allow-mass-delete.
 DEFAULT_MAX_DELETE_SHARE = "10%"
+#: The most rows whose (key, hash) pairs are fetched at once: differing ranges holding more are
+#: compared in turns, so the driver's memory stays bounded however dense the differences.
+DEFAULT_PAIRS_ROWS = "1000000"
 _SHARE = re.compile(r"^(?P<number>\d{1,3}(?:\.\d{1,6})?)(?P<percent>%?)$")
 
 
@@ -27,6 +30,7 @@ class ReconcileSettings:
     leaf_rows: int
     max_delete_share: float  # 0..1
     driver_rows: int
+    pairs_rows: int = int(DEFAULT_PAIRS_ROWS)
 
 
 def _factor(text: str) -> int:
@@ -50,6 +54,15 @@ def _driver_rows(text: str) -> int:
     return value
 
 
+def _pairs_rows(text: str) -> int:
+    value = int(text) if text.strip().isdigit() else 0
+    if not 1000 <= value <= 100_000_000:
+        raise TidemarkError(
+            f"TIDEMARK_RECONCILE_PAIRS_ROWS must be a whole number from 1,000 to 100,000,000, not {text!r}"
+        )
+    return value
+
+
 def _share(text: str) -> float:
     match = _SHARE.match(text.strip())
     value = -1.0 if match is None else float(match["number"]) / (100 if match["percent"] else 1)
@@ -66,4 +79,5 @@ def reconcile_settings(env: Mapping[str, str]) -> ReconcileSettings:
         leaf_rows=_leaf_rows(env.get("TIDEMARK_RECONCILE_LEAF_ROWS", DEFAULT_LEAF_ROWS)),
         max_delete_share=_share(env.get("TIDEMARK_RECONCILE_MAX_DELETE_SHARE", DEFAULT_MAX_DELETE_SHARE)),
         driver_rows=_driver_rows(env.get("TIDEMARK_RECONCILE_DRIVER_ROWS", DEFAULT_DRIVER_ROWS)),
+        pairs_rows=_pairs_rows(env.get("TIDEMARK_RECONCILE_PAIRS_ROWS", DEFAULT_PAIRS_ROWS)),
     )

@@ -38,6 +38,18 @@ class Repairs:
         if len(keys) < SAMPLE_SIZE:
             keys.append(key)
 
+    def absorb(self, other: Repairs) -> None:
+        """Add the repairs of other ranges (compared in another turn)."""
+        self.upserts.update(other.upserts)
+        self.tombstones.update(other.tombstones)
+        self.inserted += other.inserted
+        self.changed += other.changed
+        self.left_to_sync += other.left_to_sync
+        self.unsettled += other.unsettled
+        for kind, keys in other.samples.items():
+            for key in keys:
+                self.sample(kind, key)
+
 
 def _by_leaf(pairs: Sequence[Pair], leaves: Sequence[Node], bisection: Bisection) -> dict[Node, list[Pair]]:
     space, wanted = bisection.space, set(leaves)
@@ -111,3 +123,19 @@ def _classify_leaf(source: dict[str, Pair], replica: dict[str, Pair], recent: bo
         if key not in source:
             repairs.tombstones[key] = tuple(str(v) for v in pair[3:])
             repairs.sample("deleted", key)
+
+
+@dataclass
+class Classifier:
+    """Classifies the pairs of each turn of a comparison, keeping only what the repairs need: their
+    keys, and the source's pairs of the keys re-read (the re-check compares them with what lands)."""
+
+    bisection: Bisection
+    recent: bool
+    repairs: Repairs = field(default_factory=Repairs)
+    compared: list[Pair] = field(default_factory=list)
+
+    def __call__(self, leaves: list[Node], source: list[Pair], replica: list[Pair]) -> None:
+        found = classify(source, replica, leaves, self.bisection, self.recent)
+        self.repairs.absorb(found)
+        self.compared.extend(pair for pair in source if str(pair[0]) in found.upserts)

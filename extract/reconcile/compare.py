@@ -22,9 +22,11 @@ U = TypeVar("U")
 @dataclass
 class Comparison:
     leaves: list[Node]
-    source_pairs: list[Pair]
-    replica_pairs: list[Pair]
     null_keys: int  # source rows with a NULL in a key column (first level)
+
+
+#: Handed each turn of the pair comparison: its ranges, the source's pairs and the replica's.
+PairsHandler = Callable[[list[Node], list[Pair], list[Pair]], None]
 
 
 def _both(pool: ThreadPoolExecutor, left: Callable[[], T], right: Callable[[], U]) -> tuple[T, U]:
@@ -33,37 +35,77 @@ def _both(pool: ThreadPoolExecutor, left: Callable[[], T], right: Callable[[], U
     return left(), right_future.result()
 
 
+def turns(leaves: list[Node], bisection: Bisection, budget: int) -> list[list[Node]]:
+    """The differing ranges in groups of at most `budget` rows on either side (a larger range alone)."""
+    groups: list[list[Node]] = []
+    current: list[Node] = []
+    rows = 0
+    for node in leaves:
+        size = max(bisection.source[node].rows, bisection.replica[node].rows)
+        if current and rows + size > budget:
+            groups.append(current)
+            current, rows = [], 0
+        current.append(node)
+        rows += size
+    return [*groups, current] if current else groups
+
+
 def compare(
-    source: SourceSide, replica: ReplicaSide, bisection: Bisection, first_depth: int, say: Observer, table: str
+    source: SourceSide,
+    replica: ReplicaSide,
+    bisection: Bisection,
+    first_depth: int,
+    say: Observer,
+    table: str,
+    pairs_rows: int,
+    on_pairs: PairsHandler,
 ) -> Comparison:
+    """Bisect; then hand the pairs of the differing small ranges to `on_pairs`, at most `pairs_rows`
+    rows at a time."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replica") as pool:
+        leaves, null_keys = _bisect(pool, source, replica, bisection, first_depth, say, table)
+        groups = turns(leaves, bisection, pairs_rows)
+        for number, group in enumerate(groups, start=1):
+            if len(groups) > 1:
+                _say(say, table, f"pairs of the differing ranges, turn {number} of {len(groups)}")
+            source_pairs, replica_pairs = _both(pool, partial(source.pairs, group), partial(replica.pairs, group))
+            on_pairs(group, source_pairs, replica_pairs)
+    return Comparison(leaves, null_keys)
+
+
+def _say(say: Observer, table: str, text: str) -> None:
+    say("note", {"table": table, "run": None, "text": text})
+
+
+def _bisect(
+    pool: ThreadPoolExecutor,
+    source: SourceSide,
+    replica: ReplicaSide,
+    bisection: Bisection,
+    first_depth: int,
+    say: Observer,
+    table: str,
+) -> tuple[list[Node], int]:
+    """Levels until every differing range is small: (those ranges, source rows with a NULL key)."""
     leaves: list[Node] = []
     level = Level(first_depth, None)
     null_keys = 0
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replica") as pool:
-        while True:
-            source_figures, replica_figures = _both(pool, partial(source.level, level), partial(replica.level, level))
-            if level.parents is None:
-                null_keys = sum(f.null_keys for f in source_figures.values())
-            nodes = bisection.record(level, source_figures, replica_figures)
-            negative = [n for n in nodes if bisection.replica[n].rows < 0]
-            if negative:
-                raise LogicalError(f"range cache: the replica's range {negative[0]} has a negative row count")
-            found, larger = bisection.split(nodes)
-            leaves += found
-            differing = len(found) + len(larger)
-            say(
-                "note",
-                {
-                    "table": table,
-                    "run": None,
-                    "text": f"depth {level.depth}: {len(nodes):,} ranges, "
-                    f"{differing:,} differ ({len(found):,} to compare key by key)",
-                },
-            )
-            if not larger:
-                break
-            level = Level(level.depth + 1, [n.index for n in larger])
-        if not leaves:
-            return Comparison([], [], [], null_keys)
-        source_pairs, replica_pairs = _both(pool, lambda: source.pairs(leaves), lambda: replica.pairs(leaves))
-    return Comparison(leaves, source_pairs, replica_pairs, null_keys)
+    while True:
+        source_figures, replica_figures = _both(pool, partial(source.level, level), partial(replica.level, level))
+        if level.parents is None:
+            null_keys = sum(f.null_keys for f in source_figures.values())
+        nodes = bisection.record(level, source_figures, replica_figures)
+        negative = [n for n in nodes if bisection.replica[n].rows < 0]
+        if negative:
+            raise LogicalError(f"range cache: the replica's range {negative[0]} has a negative row count")
+        found, larger = bisection.split(nodes)
+        leaves += found
+        differing = len(found) + len(larger)
+        _say(
+            say,
+            table,
+            f"depth {level.depth}: {len(nodes):,} ranges, {differing:,} differ ({len(found):,} to compare key by key)",
+        )
+        if not larger:
+            return leaves, null_keys
+        level = Level(level.depth + 1, [n.index for n in larger])

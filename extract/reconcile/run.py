@@ -20,7 +20,7 @@ from extract.landing.staging import clear_landed_rows, clear_staging
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.boundary import KeyBounds, count_outside, key_bounds, tombstone_outside
-from extract.reconcile.classify import Pair, Repairs, classify
+from extract.reconcile.classify import Classifier, Pair, Repairs
 from extract.reconcile.compare import compare
 from extract.reconcile.guards import check_guards, refuse_pending_runs, replica_rows
 from extract.reconcile.hashes import row_hashes
@@ -203,14 +203,16 @@ class ReconcileRun:
         with psycopg.connect(planner.settings.target.libpq_url, autocommit=False) as replica_conn:
             replica = ReplicaSide(replica_conn, replica_relation(plan, self.hashes, within), bisection.space)
             first = bisection.space.first_depth(total, bisection.leaf_rows)
-            found = compare(source, replica, bisection, first, self.observer, plan.config.key)
+            classifier = Classifier(bisection, recent is not None)
+            pairs_rows = planner.settings.reconcile.pairs_rows
+            found = compare(source, replica, bisection, first, self.observer, plan.config.key, pairs_rows, classifier)
         if found.null_keys:
             raise BatchRefused(
                 f"{plan.config.key}: {found.null_keys:,} source row(s) have a NULL in a key column "
                 f"({', '.join(plan.table.primary_key)}): a replica cannot hold them; fix the source"
             )
-        self._source_pairs = found.source_pairs
-        return classify(found.source_pairs, found.replica_pairs, found.leaves, bisection, recent is not None)
+        self._source_pairs = classifier.compared
+        return classifier.repairs
 
     @staticmethod
     def _fill(result: ReconcileResult, repairs: Repairs) -> None:

@@ -10,7 +10,7 @@ from functools import reduce
 from itertools import pairwise
 
 from py4j.protocol import Py4JJavaError
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, functions
 
 from extract.core.errors import SourceError
 from extract.landing.java_errors import java_error_line
@@ -78,7 +78,8 @@ class SourceSide:
 
     def level(self, level: Level) -> dict[int, Figures]:
         figures: dict[int, Figures] = {}
-        for row in self._read([level_query(self.side, self.space, level, within) for within in self.ranges]):
+        queries = [level_query(self.side, self.space, level, within) for within in self.ranges]
+        for row in self._read(queries, by_node=True):
             node, rows, checksum, null_keys = (_integer(v) for v in row)
             figures[node] = figures.get(node, Figures()) + Figures(rows, checksum, null_keys)
         return figures
@@ -86,7 +87,9 @@ class SourceSide:
     def pairs(self, leaves: Sequence[Node]) -> list[SourcePair]:
         return self._read([pairs_query(self.side, self.space, leaves, within) for within in self.ranges])
 
-    def _read(self, queries: list[str]) -> list[tuple[str | None, ...]]:
+    def _read(self, queries: list[str], by_node: bool = False) -> list[tuple[str | None, ...]]:
+        """The rows of `queries`; with `by_node`, a level's figures summed over the key ranges in Spark,
+        so that the driver receives one row per range of the hash space, not one per key range too."""
         if len(queries) == 1:
             return self.planner.source.rows(queries[0])
         url = self.planner.settings.source
@@ -96,7 +99,11 @@ class SourceSide:
                 session.read.jdbc(url.jdbc_url, f"({q}) tidemark_reconcile", properties=url.jdbc_properties())
                 for q in queries
             ]
-            collected = reduce(DataFrame.unionAll, frames).collect()
+            united = reduce(DataFrame.unionAll, frames)
+            if by_node:
+                node, *figures = united.columns
+                united = united.groupBy(node).agg(*(functions.sum(name).alias(name) for name in figures))
+            collected = united.collect()
         except Py4JJavaError as exc:
             raise SourceError(f"reading {self.side.relation} failed: {java_error_line(exc)}") from exc
         return [tuple(None if v is None else _text(v) for v in row) for row in collected]
