@@ -3,8 +3,9 @@
 Starts its own PostgreSQL (durable, tuned for bulk loads, data under .tidemark/bench-pg), generates
 bench.Items in a source database, then measures raw COPY, tidemark's full and
 incremental syncs, dlt's and Sling's on the same workload, the three merge
-strategies, and reconciles of planted differences against reladiff, a key scan
-and count(*). Prints the figures and writes them to bench/results/.
+strategies, reconciles of planted differences against reladiff, a key scan
+and count(*), and the catalog read of a pass over 1,000 tables, full and incremental. Prints the
+figures and writes them to bench/results/.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import psycopg
 
-from bench import baseline, databases, merge_strategies, reconcile_rounds, report, workload
+from bench import baseline, catalog_read, databases, merge_strategies, reconcile_rounds, report, workload
 from bench.databases import SOURCE_DB, BenchDatabases
 from bench.measure import Measured
 from bench.peers import runner
@@ -181,10 +182,12 @@ def main() -> int:
         results["reconcile"] = reconcile_rounds.measure(project, bench_db, args.rows, _say)
         peaks = [level["tidemark_peak_rss_driver"] for level in results["reconcile"]["levels"]]
         memory[-1]["reconcile_peak_rss_driver"] = max(peaks)
+        results["catalog"] = catalog_read.measure(bench_db, work, _say)
     finally:
         databases.stop()
     report.print_report(results)
     print_reconcile(results)
+    catalog_read.print_catalog(results)
     path = report.write(results, args.out)
     print(f"\nwritten to {path}")
     return 0

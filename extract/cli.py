@@ -34,7 +34,8 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
 
 def _run_extract(argv: Sequence[str]) -> int:
     args = extract_parser(USAGE).parse_args(argv)
-    from extract.config.settings import MAX_EVERY, MIN_EVERY, dbt_profile_env, load_settings, parse_duration
+    from extract.config.durations import parse_duration
+    from extract.config.settings import MAX_EVERY, MIN_EVERY, dbt_profile_env, load_settings
     from extract.every import SyncEvery
     from extract.reconcile.run import ReconcileOptions
     from extract.report import print_report
@@ -71,6 +72,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         verbose=args.verbose,
         reconcile_every=reconcile_every,
         reconcile_options=ReconcileOptions(allow_mass_delete=args.allow_mass_delete),
+        full_catalog=args.full_catalog,
     )
     sync_pass = SyncPass(settings, runtime, dbt, request)
     if every is not None:

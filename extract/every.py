@@ -15,7 +15,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from types import FrameType
 
-from extract.config.settings import spoken_duration
+from extract.config.durations import spoken_duration
 from extract.core.errors import TidemarkError, first_line
 from extract.report import Outcome, print_report
 from extract.sync_pass import SyncPass

@@ -78,6 +78,7 @@ def extract_parser(usage: str) -> argparse.ArgumentParser:
         "loaded between syncs, until SIGTERM; SIGUSR1 syncs at once; --json prints a line per sync",
     )
     _add_reconcile_options(parser)
+    _add_catalog_options(parser)
     _add_general_options(parser)
     return parser
 
@@ -102,7 +103,8 @@ def _add_reconcile_options(parser: argparse.ArgumentParser) -> None:
 
 def reconcile_arguments(args: argparse.Namespace) -> timedelta | None:
     """How often a sync process reconciles: every pass (0), every DURATION, or never (None)."""
-    from extract.config.settings import MAX_EVERY, MIN_EVERY, parse_duration
+    from extract.config.durations import parse_duration
+    from extract.config.settings import MAX_EVERY, MIN_EVERY
 
     if not args.reconcile and args.reconcile_every is None:
         if args.allow_mass_delete:
@@ -115,6 +117,15 @@ def reconcile_arguments(args: argparse.Namespace) -> timedelta | None:
     if args.reconcile:
         return timedelta(0)
     return parse_duration(args.reconcile_every, "--reconcile-every", MIN_EVERY, MAX_EVERY)
+
+
+def _add_catalog_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--full-catalog",
+        action="store_true",
+        help="read every configured table's definition from the source catalog, not only those changed "
+        "since the last read (TIDEMARK_CATALOG_PREPONE, default 3h, is how far back a read looks)",
+    )
 
 
 def _add_general_options(parser: argparse.ArgumentParser) -> None:

@@ -50,6 +50,8 @@ class PassRequest:
     #: Reconcile the tables that landed after the merge: every pass (0), or when this long passed since.
     reconcile_every: timedelta | None = None
     reconcile_options: ReconcileOptions = field(default_factory=ReconcileOptions)
+    #: Read every configured table's definition on the first pass, not only the changed ones.
+    full_catalog: bool = False
 
 
 class SyncPass:
@@ -61,6 +63,8 @@ class SyncPass:
         self.dbt = dbt
         self.request = request
         self._reconciled_at: float | None = None
+        self._catalog_reads = 0
+        self._catalog: dict[str, object] = {}
 
     def _tables(self, planner: Planner) -> list[SyncTable]:
         names = self.request.table_names
@@ -83,9 +87,12 @@ class SyncPass:
         try:
             tables = self._tables(planner)
             observer = ConsoleObserver(quiet=request.quiet or request.json)
+            self._read_catalog(planner, observer)
             workers = self.settings.max_parallel_transfers
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
                 jobs = list(pool.map(lambda config: self._job(planner, config), tables))
+                recorded = planner.record_catalog()  # every table planned: the catalog read counts
+                self._catalog["read"] = None if recorded is None else recorded.read_id
                 if self.dbt is not None:
                     self.dbt.check_arguments()  # dbt's own parser, before anything lands
                 summary = list(pool.map(lambda job: self._sync(job, observer), jobs))
@@ -96,6 +103,19 @@ class SyncPass:
             if not keep_runtime:
                 self.runtime.stop()
         return self._finish(summary, len(tables))
+
+    def _read_catalog(self, planner: Planner, observer: Observer) -> None:
+        """The catalog read every pass starts with: the tables whose definition changed are described."""
+        read = planner.read_catalog(full=self.request.full_catalog and self._catalog_reads == 0)
+        self._catalog_reads += 1
+        self._catalog = {
+            "read": None,
+            "full": read.full,
+            "described": len(read.described),
+            "changes": [f"{change.table_key}: {change.describe()}" for change in read.changes],
+        }
+        for change in read.changes:
+            observer("note", {"table": change.table_key, "run": None, "text": f"source catalog: {change.describe()}"})
 
     def _reconcile_due(self) -> bool:
         every = self.request.reconcile_every
@@ -141,7 +161,7 @@ class SyncPass:
         # Tables that landed are merged even when another failed: its runs are simply not pending.
         dbt = self.dbt
         dbt_ok = None if dbt is None else dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json)
-        report: dict[str, object] = {"tables": summary, "failed": len(failed)}
+        report: dict[str, object] = {"tables": summary, "failed": len(failed), "catalog": self._catalog}
         if dbt is not None:
             report["dbt"] = {"args": dbt.args, "success": dbt_ok, "error": dbt.failure}
         if dbt is not None and dbt_ok is False:

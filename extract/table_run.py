@@ -11,7 +11,6 @@ from extract.config.seeds import SyncTable
 from extract.core.errors import BatchRefused, TidemarkError, first_line
 from extract.core.observer import Observer, silent
 from extract.landing.first_sync import drop_first_sync_table, prepare_landing, promote
-from extract.landing.record_identity import ensure_record_unique
 from extract.landing.staging import (
     clear_staging,
     duplicate_key_sample,
@@ -21,6 +20,7 @@ from extract.landing.staging import (
     relax_not_null,
 )
 from extract.landing.transfer import land_in_driver, land_partitions
+from extract.landing.unique_constraints import ensure_unique
 from extract.partitions.plan import plan_partitions, source_filter
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
@@ -189,8 +189,8 @@ class TableRun:
             if config.asof_history:  # so that its history model builds before any snapshot lands
                 ensure_snapshot_table(conn, names, plan.columns)
             relax_not_null(conn, names, plan.columns, plan.table.primary_key)
-            if plan.record_column is not None:
-                ensure_record_unique(conn, names, plan.record_column)
+            for label, columns in plan.unique_constraints:
+                ensure_unique(conn, names, columns, label)
             record, resumed = self._begin(conn)
             observer(
                 "resume" if resumed else "start",

@@ -25,6 +25,7 @@ from pyspark.sql import SparkSession
 from extract.config.settings import Settings, load_settings
 from extract.core.observer import Observer
 from extract.devtools import server
+from extract.devtools.ddl_times import install_ddl_times
 from extract.planning.planner import Planner
 from extract.project.generate import write_project_files
 from extract.runtime.spark import SparkRuntime, get_spark
@@ -173,6 +174,8 @@ def new_project(root: Path, admin_url: str, spark: SparkSession) -> Iterator[Pro
     with psycopg.connect(admin_url, autocommit=True) as admin:
         for db in (proj.source_db, proj.target_db):
             admin.execute(sql.SQL("create database {}").format(sql.Identifier(db)))
+    with proj.source() as conn:
+        install_ddl_times(conn)  # the stand-in stamps definitions as SQL Server does
     try:
         yield proj
     finally:

@@ -11,6 +11,7 @@ from psycopg import sql
 
 from extract.commands.server import data_dir, home, port
 from extract.devtools import server
+from extract.devtools.ddl_times import install_ddl_times
 from extract.devtools.demo.changes import apply_changes
 from extract.devtools.demo.generator import create_and_fill
 
@@ -43,6 +44,7 @@ def setup(size: int) -> None:
             admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database)))
             admin.execute(sql.SQL("create database {}").format(sql.Identifier(database)))
     with psycopg.connect(_url(SOURCE_DB)) as conn:
+        install_ddl_times(conn)  # the stand-in stamps definitions as SQL Server does
         counts = create_and_fill(conn, size)
     shutil.copyfile("profiles.yml.example", home() / "profiles.yml")
     write_env()

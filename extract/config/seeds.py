@@ -10,7 +10,7 @@ from pathlib import Path
 from extract.core.errors import TidemarkError
 
 #: Columns of sync_tables.csv that hold names: taken exactly as written, blanks included.
-NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "primary_key", "record_id"})
+NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "primary_key", "record_id", "unique_keys"})
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
@@ -27,6 +27,8 @@ class SyncTable:
     #: A stable identity of each row (such as a rowguid) that survives a change of its key: a row
     #: whose key changed is moved to its new key, not deleted and inserted.
     record_id: str | None = None
+    #: The source's alternate unique keys to carry in the replica (each a tuple of columns).
+    unique_keys: tuple[tuple[str, ...], ...] = ()
 
     @property
     def key(self) -> str:
@@ -102,16 +104,16 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     rows = read_csv(
         path,
         {"source_schema", "source_table"},
-        {"cursor_column", "primary_key", "enabled", "asof_history", "record_id"},
+        {"cursor_column", "primary_key", "enabled", "asof_history", "record_id", "unique_keys"},
         exact=NAME_COLUMNS,
     )
     tables = []
     seen: set[tuple[str, str]] = set()
     for number, row in rows:
-        key_text = row.get("primary_key", "")
-        key = tuple(key_text.split("|")) if key_text.strip() else ()
-        if any(not part.strip() for part in key):
-            raise TidemarkError(f"{path} line {number}: primary_key {key_text!r} names an empty column")
+        key = _columns(path, number, "primary_key", row.get("primary_key", ""))
+        unique_text = row.get("unique_keys", "")
+        unique_parts = unique_text.split(";") if unique_text.strip() else []
+        unique = tuple(_columns(path, number, "unique_keys", part, required=True) for part in unique_parts)
         table = SyncTable(
             source_schema=row["source_schema"],
             source_table=row["source_table"],
@@ -120,6 +122,7 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
             enabled=_flag(path, number, "enabled", row.get("enabled", ""), True),
             asof_history=_flag(path, number, "asof_history", row.get("asof_history", ""), False),
             record_id=row.get("record_id") or None,
+            unique_keys=unique,
         )
         if (table.source_schema, table.source_table) in seen:
             raise TidemarkError(f"{path} line {number}: {table.key} is listed twice")
@@ -128,6 +131,18 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     if not tables:
         raise TidemarkError(f"{path} lists no table: add a line source_schema,source_table for each table to sync")
     return tables
+
+
+def _columns(path: Path, number: int, column: str, text: str, required: bool = False) -> tuple[str, ...]:
+    """The column names of one key, joined by '|' (none when the text is blank and may be)."""
+    if not text.strip():
+        if required:
+            raise TidemarkError(f"{path} line {number}: {column} names an empty key (keys are separated by ';')")
+        return ()
+    names = tuple(text.split("|"))
+    if any(not name.strip() for name in names):
+        raise TidemarkError(f"{path} line {number}: {column} {text!r} names an empty column")
+    return names
 
 
 def read_host_aliases(seeds_dir: Path) -> dict[str, str]:

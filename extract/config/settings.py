@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from extract.config.durations import parse_duration
 from extract.config.environment import extra_jars, project_dir
 from extract.config.reconcile_settings import ReconcileSettings, reconcile_settings
 from extract.config.urls import DatabaseUrl, parse_url
@@ -19,18 +20,17 @@ DEFAULT_CURSOR_CANDIDATES = "ModifiedDate,LastEditedWhen,UpdatedAt,updated_at,La
 #: Re-read this much before the committed watermark: rows stamped before the clock was
 #: read but committed after the read (late commits) are still picked up.
 DEFAULT_SAFETY_WINDOW = "5m"
+#: A catalog read looks for definitions changed since the previous read's clock less this much:
+#: DDL committed late, or stamped by a clock that drifted, is still seen.
+DEFAULT_CATALOG_PREPONE = "3h"
 #: A batch segment over this many rows is read as several key-range partitions in parallel.
 DEFAULT_PARTITION_THRESHOLD = "200000"
 DEFAULT_MAX_PARTITIONS = "32"
 DEFAULT_MIN_PARTITION_ROWS = "50000"
 #: Tables an `--all` run syncs at once.
 DEFAULT_MAX_PARALLEL_TRANSFERS = "2"
-_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
-_DURATION = re.compile(r"^(?P<amount>\d{1,12}(?:\.\d{1,9})?)(?P<unit>ms|s|m|h|d)$")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"", "0", "false", "no", "off"}
-#: The longest safety window: a month of re-reading is a full read in all but name.
-MAX_SAFETY_WINDOW = timedelta(days=31)
 #: How often `--every` may sync: at least a second apart (0s would be a busy loop), at most a week.
 MIN_EVERY = timedelta(seconds=1)
 MAX_EVERY = timedelta(days=7)
@@ -60,6 +60,7 @@ class Settings:
     partition_rows: int | None
     max_parallel_transfers: int
     reconcile: ReconcileSettings
+    catalog_prepone: timedelta = timedelta(hours=3)
 
     @property
     def seeds_dir(self) -> Path:
@@ -148,31 +149,6 @@ def source_from_env(env: Mapping[str, str] | None = None) -> DatabaseUrl:
     return _with_credentials(parse_url(url), env, "TIDEMARK_SOURCE")
 
 
-def parse_duration(
-    text: str, name: str, minimum: timedelta = timedelta(0), maximum: timedelta = MAX_SAFETY_WINDOW
-) -> timedelta:
-    """'90s', '5m', '1.5h', '0s' -> timedelta, from `minimum` to `maximum`; anything else is an error
-    that names the value."""
-    match = _DURATION.match(text.strip().lower())
-    if not match:
-        raise TidemarkError(f"{name} must be a duration such as 0s, 90s, 5m or 1h, not {text!r}")
-    seconds = float(match.group("amount")) * _UNITS[match.group("unit")]
-    if not minimum.total_seconds() <= seconds <= maximum.total_seconds():
-        raise TidemarkError(
-            f"{name} must be from {spoken_duration(minimum)} to {spoken_duration(maximum)}, not {text!r}"
-        )
-    return timedelta(seconds=seconds)
-
-
-def spoken_duration(duration: timedelta) -> str:
-    """A duration as it would be written on the command line: 90s, 5m, 1.5h, 7d."""
-    seconds = duration.total_seconds()
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size and seconds % size == 0:
-            return f"{seconds / size:g}{unit}"
-    return f"{seconds:g}s"
-
-
 def _positive(text: str, name: str) -> int:
     cleaned = text.strip().replace("_", "")
     if not cleaned.isdigit() or not 1 <= int(cleaned) <= MAX_COUNT:
@@ -245,4 +221,7 @@ def load_settings(
             else _setting(env, "MAX_PARALLEL_TRANSFERS", DEFAULT_MAX_PARALLEL_TRANSFERS)
         ),
         reconcile=reconcile_settings(env),
+        catalog_prepone=parse_duration(
+            env.get("TIDEMARK_CATALOG_PREPONE", DEFAULT_CATALOG_PREPONE), "TIDEMARK_CATALOG_PREPONE"
+        ),
     )

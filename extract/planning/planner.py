@@ -6,8 +6,10 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
+import psycopg
 from pyspark.sql import SparkSession
 
+from extract.catalog_state.read import CatalogOutcome, CatalogRead, CatalogReader
 from extract.config.naming import check_column_names, check_distinct_replicas, target_names
 from extract.config.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.config.settings import Settings
@@ -16,7 +18,8 @@ from extract.landing.transfer import PartitionSource
 from extract.partitions.plan import PartitionSizing, Segment, segments
 from extract.planning.table_plan import TablePlan
 from extract.runtime.spark import SparkRuntime
-from extract.source.describe import choose_cursor, describe_table
+from extract.source.catalog import SourceTable
+from extract.source.describe import choose_cursor, configured_table, describe_table
 from extract.source.dialects import Dialect, dialect_for
 from extract.source.jdbc import JdbcConnection
 from extract.source.target_types import TargetTypes
@@ -47,6 +50,10 @@ class Planner:
         # Connect now, so that a bad source URL fails before any table starts; the first thread that
         # reads the source takes this connection over.
         self._idle = [self._connect()]
+        #: The pass's catalog read, when it made one: tables are then planned from it.
+        self.catalog: CatalogRead | None = None
+        self._catalog_outcome: CatalogOutcome | None = None
+        self._catalog_conn: psycopg.Connection | None = None
 
     @property
     def spark(self) -> SparkSession:
@@ -69,7 +76,45 @@ class Planner:
             self._connections.append(connection)
         return connection
 
+    def _release_source(self) -> None:
+        """Hand this thread's connection to the next thread that reads the source."""
+        connection: JdbcConnection | None = getattr(self._local, "connection", None)
+        if connection is not None:
+            self._local.connection = None
+            with self._lock:
+                self._idle.append(connection)
+
+    def read_catalog(self, full: bool) -> CatalogRead:
+        """Read the definitions of the configured tables that changed since the last catalog read (all
+        of them when `full`); tables are planned from it afterwards. Nothing is written until
+        `record_catalog`: a pass that stops at planning leaves the state as it was."""
+        reader = CatalogReader(self.source, self.dialect, self.settings.catalog_prepone)
+        self._close_catalog()
+        self._catalog_conn = psycopg.connect(self.settings.target.libpq_url)
+        try:
+            self.catalog, self._catalog_outcome = reader.read(self._catalog_conn, self.tables, full)
+        except BaseException:
+            self._close_catalog()
+            raise
+        finally:
+            self._release_source()
+        return self.catalog
+
+    def record_catalog(self) -> CatalogRead | None:
+        """Write the catalog read's state, diff and marker (one transaction), and let its lock go."""
+        read, outcome, conn = self.catalog, self._catalog_outcome, self._catalog_conn
+        if read is not None and outcome is not None and conn is not None:
+            outcome.record(conn, read)
+        self._close_catalog()
+        return read
+
+    def _close_catalog(self) -> None:
+        if self._catalog_conn is not None:
+            self._catalog_conn.close()  # rolls back what was not recorded
+        self._catalog_conn, self._catalog_outcome = None, None
+
     def close(self) -> None:
+        self._close_catalog()
         self.target_types.close()
         with self._lock:
             for connection in self._connections:
@@ -100,7 +145,14 @@ class Planner:
 
     def plan(self, config: SyncTable) -> TablePlan:
         """Everything about a table that can be wrong with the input, checked before any state is written."""
-        table = describe_table(self.source, self.dialect, config)
+        declared = None if self.catalog is None else self.catalog.tables.get(config.key)
+        table = (
+            describe_table(self.source, self.dialect, config)
+            if declared is None
+            else configured_table(
+                config, SourceTable(config.source_schema, config.source_table, declared.columns, declared.primary_key)
+            )
+        )
         columns = self.type_map.map_table(self.dialect.name, table)
         check_column_names(config.key, [c.target_name for c in columns])
         return TablePlan(

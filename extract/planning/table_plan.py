@@ -30,6 +30,21 @@ class TablePlan:
         return None if name is None else next(c.target_name for c in self.columns if c.source.name == name)
 
     @property
+    def unique_key_columns(self) -> list[list[str]]:
+        """The replica columns of each of the seed's unique_keys."""
+        by_source = {c.source.name: c.target_name for c in self.columns}
+        return [[by_source[name] for name in key] for key in self.config.unique_keys]
+
+    @property
+    def unique_constraints(self) -> list[tuple[str, list[str]]]:
+        """(the seed's setting, replica columns) of each unique constraint the replica carries besides
+        its key: the record id's, then the seed's unique_keys."""
+        record = self.record_column
+        labels = [f"unique_keys {'|'.join(key)!r}" for key in self.config.unique_keys]
+        own = [(f"record_id {self.config.record_id!r}", [record])] if record is not None else []
+        return own + list(zip(labels, self.unique_key_columns, strict=True))
+
+    @property
     def source_keys(self) -> list[SourceColumn]:
         """The key's source columns, in key order."""
         return [c for name in self.table.primary_key if (c := self.table.column(name)) is not None]

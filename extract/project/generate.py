@@ -102,6 +102,8 @@ def model_doc(plan: TablePlan) -> dict[str, Any]:
     }
     if plan.record_column is not None:
         doc["config"]["tidemark_record_id"] = dbt_text(plan.record_column)
+    if plan.unique_key_columns:
+        doc["config"]["tidemark_unique_keys"] = [_texts(columns) for columns in plan.unique_key_columns]
     if len(plan.key_columns) > 1:
         doc["data_tests"] = [
             {"unique_combination_of_columns": {"arguments": {"combination_of_columns": _texts(plan.key_columns)}}}

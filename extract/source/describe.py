@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 
 from extract.config.seeds import SyncTable
 from extract.core.errors import TidemarkError
@@ -19,6 +20,11 @@ def describe_table(conn: JdbcConnection, dialect: Dialect, config: SyncTable) ->
         close = difflib.get_close_matches(config.key, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise TidemarkError(f"unknown table {config.key!r}: the source has no such table or view{hint}")
+    return configured_table(config, declared_table(dialect, config.source_schema, config.source_table, rows))
+
+
+def declared_table(dialect: Dialect, schema: str, name: str, rows: Sequence[Sequence[str | None]]) -> SourceTable:
+    """A table as its catalog rows (of `catalog_query`) declare it."""
     columns: list[SourceColumn] = []
     key_positions: dict[int, str] = {}
     for row in rows:
@@ -26,13 +32,16 @@ def describe_table(conn: JdbcConnection, dialect: Dialect, config: SyncTable) ->
         columns.append(column)
         if key_ordinal is not None:
             key_positions[key_ordinal] = column.name
-    primary_key = tuple(key_positions[k] for k in sorted(key_positions))
-    table = SourceTable(config.source_schema, config.source_table, tuple(columns), primary_key)
+    return SourceTable(schema, name, tuple(columns), tuple(key_positions[k] for k in sorted(key_positions)))
+
+
+def configured_table(config: SyncTable, table: SourceTable) -> SourceTable:
+    """The declared table with the seed's key override, checked against the seed's other settings."""
     if config.primary_key:
         missing = [name for name in config.primary_key if table.column(name) is None]
         if missing:
             raise TidemarkError(f"{config.key}: primary_key override names unknown column(s) {', '.join(missing)}")
-        enforced = tuple(config.primary_key) == primary_key
+        enforced = tuple(config.primary_key) == table.primary_key
         table = SourceTable(table.schema, table.name, table.columns, config.primary_key, enforced)
     if not table.primary_key:
         raise TidemarkError(
@@ -40,6 +49,7 @@ def describe_table(conn: JdbcConnection, dialect: Dialect, config: SyncTable) ->
             "declare it in the source or set primary_key in seeds/sync_tables.csv (columns joined by '|')"
         )
     check_record_id(config, table)
+    check_unique_keys(config, table)
     return table
 
 
@@ -55,6 +65,18 @@ def check_record_id(config: SyncTable, table: SourceTable) -> None:
             f"{config.key}: record_id {config.record_id!r} is part of the primary key; "
             "name a column that keeps its value when the key changes (such as a rowguid)"
         )
+
+
+def check_unique_keys(config: SyncTable, table: SourceTable) -> None:
+    """Each of the seed's unique_keys names columns of the table, and is not the primary key."""
+    for key in config.unique_keys:
+        missing = [name for name in key if table.column(name) is None]
+        if missing:
+            raise TidemarkError(
+                f"{config.key}: unique_keys {'|'.join(key)!r} names unknown column(s) {', '.join(map(repr, missing))}"
+            )
+        if set(key) == set(table.primary_key):
+            raise TidemarkError(f"{config.key}: unique_keys {'|'.join(key)!r} is the primary key, which is kept anyway")
 
 
 def choose_cursor(

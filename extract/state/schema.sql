@@ -120,6 +120,44 @@ create table if not exists _migration.history_dates (
     primary key (table_key, as_of)
 );
 
+-- The source's catalog as the last catalog read found it: one row per table in scope, its
+-- columns and declared key as the source describes them, and a version counted up each time
+-- its definition changes. Written in one transaction with catalog_marker.
+create table if not exists _migration.catalog_state (
+    source_schema text not null,
+    source_table text not null,
+    definition jsonb not null,
+    version integer not null,
+    label text not null check (label in ('CREATED', 'UPDATED', 'NO CHANGE')),
+    modify_date text,
+    catalog_read_id bigint not null,
+    primary key (source_schema, source_table)
+);
+-- The source's clock when the last catalog read began (one row): the next read looks for
+-- definitions changed since, less the prepone window.
+create table if not exists _migration.catalog_marker (
+    only_row boolean primary key default true check (only_row),
+    marker text not null,
+    catalog_read_id bigint not null,
+    read_at timestamptz not null default clock_timestamp()
+);
+-- What each catalog read found changed: one row per table added or removed, and per column
+-- added, dropped or retyped, or key changed.
+create table if not exists _migration.catalog_diff (
+    catalog_read_id bigint not null,
+    source_schema text not null,
+    source_table text not null,
+    change text not null check (change in (
+        'table_added', 'table_removed', 'column_added', 'column_dropped', 'column_retyped', 'key_changed'
+    )),
+    column_name text,
+    old_definition text,
+    new_definition text,
+    recorded_at timestamptz not null default clock_timestamp()
+);
+create index if not exists catalog_diff_table on _migration.catalog_diff (source_schema, source_table);
+create sequence if not exists _migration.catalog_read_id_seq;
+
 -- What the extract and the dbt models both read: defined here once.
 
 -- Each run as its latest event says.

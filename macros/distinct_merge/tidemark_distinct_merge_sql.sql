@@ -26,6 +26,10 @@
     {%- if record %}
     {{ tidemark_key_change_sql(target, source, keys, tidemark_quote(record), dest_columns, table_key) }};
     {% endif %}
+    {%- set unique_keys = config.get('tidemark_unique_keys') or [] -%}
+    {%- if unique_keys %}
+    {{ tidemark_unique_displacement_sql(target, source, keys, unique_keys, table_key) }};
+    {% endif %}
     with pending as (
         {{ tidemark_pending_runs(table_key) }}
     ),
@@ -117,6 +121,9 @@
 
     {%- set moved = "coalesce(nullif(current_setting('tidemark.keys_changed', true), ''), '0')::bigint" if record else '0' %}
     {%- set displaced = "coalesce(nullif(current_setting('tidemark.rows_displaced', true), ''), '0')::bigint" if record else '0' %}
+    {%- if unique_keys %}
+    {%- set displaced = displaced ~ " + coalesce(nullif(current_setting('tidemark.unique_displaced', true), ''), '0')::bigint" %}
+    {%- endif %}
 
     {{ tidemark_merge_log_insert(
         table_key,

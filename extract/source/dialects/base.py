@@ -42,6 +42,25 @@ class Dialect(ABC):
         """SQL returning (schema, table) of every user table, for suggestions in errors."""
 
     @abstractmethod
+    def tables_with_modify_dates_query(self) -> str:
+        """SQL returning (schema, table, modify date text) of every user table and view: when its
+        definition last changed, by the clock of `catalog_clock_query`."""
+
+    @abstractmethod
+    def columns_changed_since_query(self) -> str:
+        """SQL taking a modify date text as ? parameter, returning (schema, table) and then the columns
+        of `catalog_query` for every table whose definition changed at or after it."""
+
+    def catalog_clock_query(self) -> str:
+        """The clock that stamps modify dates, in the form they take."""
+        return self.clock_query()
+
+    def tracks_modify_dates_query(self) -> str | None:
+        """SQL returning '1' when the source stamps modify dates, '0' when not (every catalog read is then
+        a full one); None when it always does."""
+        return None
+
+    @abstractmethod
     def catalog_row_to_column(self, row: Sequence[str | None]) -> tuple[SourceColumn, int | None]:
         """Turn one catalog row into a column and its position in the primary key (None if not in it)."""
 

@@ -8,32 +8,8 @@ from datetime import datetime, timedelta
 
 from extract.core.quoting import postgres_identifier
 from extract.source.catalog import SourceColumn
+from extract.source.dialects import postgres_catalog as catalog_sql
 from extract.source.dialects.base import Dialect
-
-_CATALOG = """\
-select
-    a.attname as column_name,
-    case when t.typtype = 'd' and t.typname = 'rowversion' then 'rowversion' else format_type(
-        coalesce(nullif(t.typbasetype, 0), a.atttypid),
-        case when t.typbasetype <> 0 then t.typtypmod else a.atttypmod end
-    ) end as type_text,
-    case when a.attnotnull or t.typnotnull then '0' else '1' end as is_nullable,
-    a.attnum as column_id,
-    array_position(i.indkey::int2 [], a.attnum) as key_ordinal
-from pg_catalog.pg_attribute as a
-inner join pg_catalog.pg_class as c on c.oid = a.attrelid
-inner join pg_catalog.pg_namespace as n on n.oid = c.relnamespace
-inner join pg_catalog.pg_type as t on t.oid = a.atttypid
-left join pg_catalog.pg_index as i on i.indrelid = c.oid and i.indisprimary
-where n.nspname = ? and c.relname = ? and a.attnum > 0 and not a.attisdropped
-    and c.relkind in ('r', 'p', 'v', 'm', 'f')
-order by a.attnum"""
-
-_TABLES = """\
-select table_schema, table_name
-from information_schema.tables
-where table_schema not in ('pg_catalog', 'information_schema') and table_type = 'BASE TABLE'
-order by table_schema, table_name"""
 
 # format_type() puts the modifier in the middle for "timestamp(3) without time zone".
 _TYPE = re.compile(
@@ -62,10 +38,19 @@ class PostgresDialect(Dialect):
         return "select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') as now_utc"
 
     def catalog_query(self) -> str:
-        return _CATALOG
+        return catalog_sql.COLUMNS_OF_TABLE
 
     def tables_query(self) -> str:
-        return _TABLES
+        return catalog_sql.TABLES
+
+    def tables_with_modify_dates_query(self) -> str:
+        return catalog_sql.TABLES_WITH_MODIFY_DATES
+
+    def columns_changed_since_query(self) -> str:
+        return catalog_sql.COLUMNS_CHANGED_SINCE
+
+    def tracks_modify_dates_query(self) -> str | None:
+        return catalog_sql.TRACKS_MODIFY_DATES
 
     def catalog_row_to_column(self, row: Sequence[str | None]) -> tuple[SourceColumn, int | None]:
         name, type_text, nullable, ordinal, key_ordinal = row

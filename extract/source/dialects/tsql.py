@@ -7,38 +7,12 @@ from datetime import datetime, timedelta
 
 from extract.core.quoting import sql_string, tsql_identifier
 from extract.source.catalog import SourceColumn
+from extract.source.dialects import tsql_catalog as catalog_sql
 from extract.source.dialects.base import Dialect
 
 _UNICODE_LENGTH = frozenset({"nvarchar", "nchar"})
 _BYTE_LENGTH = frozenset({"varchar", "char", "varbinary", "binary"})
 _FRACTIONAL = frozenset({"datetime2", "time", "datetimeoffset"})
-
-_CATALOG = """\
-select
-    c.name as column_name,
-    case when t.is_assembly_type = 1 then t.name else type_name(c.system_type_id) end as base_type,
-    c.max_length,
-    c.precision,
-    c.scale,
-    c.is_nullable,
-    c.column_id,
-    ic.key_ordinal
-from sys.columns as c
-inner join sys.objects as o on o.object_id = c.object_id
-inner join sys.schemas as s on s.schema_id = o.schema_id
-inner join sys.types as t on t.user_type_id = c.user_type_id
-left join sys.indexes as i on i.object_id = o.object_id and i.is_primary_key = 1
-left join sys.index_columns as ic
-    on ic.object_id = i.object_id and ic.index_id = i.index_id and ic.column_id = c.column_id
-where s.name = ? and o.name = ? and o.type in ('U', 'V')
-order by c.column_id"""
-
-_TABLES = """\
-select s.name, o.name
-from sys.objects as o
-inner join sys.schemas as s on s.schema_id = o.schema_id
-where o.type = 'U' and o.is_ms_shipped = 0
-order by s.name, o.name"""
 
 
 def _int(value: str | None) -> int | None:
@@ -66,10 +40,19 @@ class TsqlDialect(Dialect):
         return "select convert(varchar(27), sysutcdatetime(), 121) as now_utc"
 
     def catalog_query(self) -> str:
-        return _CATALOG
+        return catalog_sql.COLUMNS_OF_TABLE
 
     def tables_query(self) -> str:
-        return _TABLES
+        return catalog_sql.TABLES
+
+    def tables_with_modify_dates_query(self) -> str:
+        return catalog_sql.TABLES_WITH_MODIFY_DATES
+
+    def columns_changed_since_query(self) -> str:
+        return catalog_sql.COLUMNS_CHANGED_SINCE
+
+    def catalog_clock_query(self) -> str:
+        return catalog_sql.CATALOG_CLOCK
 
     def catalog_row_to_column(self, row: Sequence[str | None]) -> tuple[SourceColumn, int | None]:
         name, base, max_length, precision, scale, nullable, ordinal, key_ordinal = row
