@@ -91,10 +91,10 @@ class SyncPass:
             workers = self.settings.max_parallel_transfers
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
                 jobs = list(pool.map(lambda config: self._job(planner, config), tables))
-                recorded = planner.record_catalog()  # every table planned: the catalog read counts
-                self._catalog["read"] = None if recorded is None else recorded.read_id
                 if self.dbt is not None:
                     self.dbt.check_arguments()  # dbt's own parser, before anything lands
+                recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
+                self._catalog["read"] = None if recorded is None else recorded.read_id
                 summary = list(pool.map(lambda job: self._sync(job, observer), jobs))
             if self._reconcile_due():
                 return self._reconcile(planner, self._finish(summary, len(tables)))

@@ -50,62 +50,56 @@ def turns(leaves: list[Node], bisection: Bisection, budget: int) -> list[list[No
     return [*groups, current] if current else groups
 
 
-def compare(
-    source: SourceSide,
-    replica: ReplicaSide,
-    bisection: Bisection,
-    first_depth: int,
-    say: Observer,
-    table: str,
-    pairs_rows: int,
-    on_pairs: PairsHandler,
-) -> Comparison:
-    """Bisect; then hand the pairs of the differing small ranges to `on_pairs`, at most `pairs_rows`
-    rows at a time."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replica") as pool:
-        leaves, null_keys = _bisect(pool, source, replica, bisection, first_depth, say, table)
-        groups = turns(leaves, bisection, pairs_rows)
-        for number, group in enumerate(groups, start=1):
-            if len(groups) > 1:
-                _say(say, table, f"pairs of the differing ranges, turn {number} of {len(groups)}")
-            source_pairs, replica_pairs = _both(pool, partial(source.pairs, group), partial(replica.pairs, group))
-            on_pairs(group, source_pairs, replica_pairs)
-    return Comparison(leaves, null_keys)
+@dataclass
+class Comparer:
+    """Both sides of one table's comparison, the bisection's figures, and whom to tell the progress."""
 
+    source: SourceSide
+    replica: ReplicaSide
+    bisection: Bisection
+    say: Observer
+    table: str
 
-def _say(say: Observer, table: str, text: str) -> None:
-    say("note", {"table": table, "run": None, "text": text})
+    def compare(self, first_depth: int, pairs_rows: int, on_pairs: PairsHandler) -> Comparison:
+        """Bisect; then hand the pairs of the differing small ranges to `on_pairs`, at most `pairs_rows`
+        rows at a time."""
+        source, replica = self.source, self.replica
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replica") as pool:
+            leaves, null_keys = self._bisect(pool, first_depth)
+            groups = turns(leaves, self.bisection, pairs_rows)
+            for number, group in enumerate(groups, start=1):
+                if len(groups) > 1:
+                    self._note(f"pairs of the differing ranges, turn {number} of {len(groups)}")
+                source_pairs, replica_pairs = _both(pool, partial(source.pairs, group), partial(replica.pairs, group))
+                on_pairs(group, source_pairs, replica_pairs)
+        return Comparison(leaves, null_keys)
 
+    def _note(self, text: str) -> None:
+        self.say("note", {"table": self.table, "run": None, "text": text})
 
-def _bisect(
-    pool: ThreadPoolExecutor,
-    source: SourceSide,
-    replica: ReplicaSide,
-    bisection: Bisection,
-    first_depth: int,
-    say: Observer,
-    table: str,
-) -> tuple[list[Node], int]:
-    """Levels until every differing range is small: (those ranges, source rows with a NULL key)."""
-    leaves: list[Node] = []
-    level = Level(first_depth, None)
-    null_keys = 0
-    while True:
-        source_figures, replica_figures = _both(pool, partial(source.level, level), partial(replica.level, level))
-        if level.parents is None:
-            null_keys = sum(f.null_keys for f in source_figures.values())
-        nodes = bisection.record(level, source_figures, replica_figures)
-        negative = [n for n in nodes if bisection.replica[n].rows < 0]
-        if negative:
-            raise LogicalError(f"range cache: the replica's range {negative[0]} has a negative row count")
-        found, larger = bisection.split(nodes)
-        leaves += found
-        differing = len(found) + len(larger)
-        _say(
-            say,
-            table,
-            f"depth {level.depth}: {len(nodes):,} ranges, {differing:,} differ ({len(found):,} to compare key by key)",
-        )
-        if not larger:
-            return leaves, null_keys
-        level = Level(level.depth + 1, [n.index for n in larger])
+    def _bisect(self, pool: ThreadPoolExecutor, first_depth: int) -> tuple[list[Node], int]:
+        """Levels until every differing range is small: (those ranges, source rows with a NULL key)."""
+        bisection = self.bisection
+        leaves: list[Node] = []
+        level = Level(first_depth, None)
+        null_keys = 0
+        while True:
+            source_figures, replica_figures = _both(
+                pool, partial(self.source.level, level), partial(self.replica.level, level)
+            )
+            if level.parents is None:
+                null_keys = sum(f.null_keys for f in source_figures.values())
+            nodes = bisection.record(level, source_figures, replica_figures)
+            negative = [n for n in nodes if bisection.replica[n].rows < 0]
+            if negative:
+                raise LogicalError(f"range cache: the replica's range {negative[0]} has a negative row count")
+            found, larger = bisection.split(nodes)
+            leaves += found
+            differing = len(found) + len(larger)
+            self._note(
+                f"depth {level.depth}: {len(nodes):,} ranges, {differing:,} differ "
+                f"({len(found):,} to compare key by key)"
+            )
+            if not larger:
+                return leaves, null_keys
+            level = Level(level.depth + 1, [n.index for n in larger])

@@ -21,7 +21,7 @@ from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.boundary import KeyBounds, count_outside, key_bounds, tombstone_outside
 from extract.reconcile.classify import Classifier, Pair, Repairs
-from extract.reconcile.compare import compare
+from extract.reconcile.compare import Comparer
 from extract.reconcile.guards import check_guards, refuse_pending_runs, replica_rows
 from extract.reconcile.hashes import row_hashes
 from extract.reconcile.repair import land_all_tombstones, land_upserts, recheck
@@ -205,7 +205,8 @@ class ReconcileRun:
             first = bisection.space.first_depth(total, bisection.leaf_rows)
             classifier = Classifier(bisection, recent is not None)
             pairs_rows = planner.settings.reconcile.pairs_rows
-            found = compare(source, replica, bisection, first, self.observer, plan.config.key, pairs_rows, classifier)
+            comparer = Comparer(source, replica, bisection, self.observer, plan.config.key)
+            found = comparer.compare(first, pairs_rows, classifier)
         if found.null_keys:
             raise BatchRefused(
                 f"{plan.config.key}: {found.null_keys:,} source row(s) have a NULL in a key column "
