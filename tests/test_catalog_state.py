@@ -5,6 +5,7 @@ the marker are written in one transaction."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -32,6 +33,7 @@ def counting_server() -> Iterator[str]:
     url = server.start(base / "data", server.free_port(), durable=False, settings=settings)
     yield url
     server.stop(base / "data")
+    shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture
