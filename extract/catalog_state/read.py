@@ -29,7 +29,6 @@ class CatalogRead:
     full: bool
     #: Declared definitions of the configured tables the source holds, by the seed's key.
     tables: dict[str, SourceTable]
-    labels: dict[str, str]
     #: Tables whose columns this read asked the source for.
     described: list[TableName] = field(default_factory=list)
     changes: list[CatalogChange] = field(default_factory=list)
@@ -85,8 +84,7 @@ class CatalogReader:
         definitions = ancestral_merge({k: to_json(t) for k, t in fresh.items()}, _definitions(previous), labels)
         state = _state_rows(previous, definitions, labels, {(t.schema, t.name): t for t in matched.values()})
         tables = {key: from_json(t.schema, t.name, definitions[(t.schema, t.name)]) for key, t in matched.items()}
-        by_key = {key: labels[(t.schema, t.name)] for key, t in matched.items()}
-        read = CatalogRead(full, tables, by_key, sorted(fresh), _diff(previous, state, fresh))
+        read = CatalogRead(full, tables, sorted(fresh), _diff(previous, state, fresh))
         return read, CatalogOutcome(previous, state, clock)
 
     def _listing(self) -> list[Listed]:

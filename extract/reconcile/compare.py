@@ -19,12 +19,6 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 
-@dataclass
-class Comparison:
-    leaves: list[Node]
-    null_keys: int  # source rows with a NULL in a key column (first level)
-
-
 #: Handed each turn of the pair comparison: its ranges, the source's pairs and the replica's.
 PairsHandler = Callable[[list[Node], list[Pair], list[Pair]], None]
 
@@ -60,9 +54,9 @@ class Comparer:
     say: Observer
     table: str
 
-    def compare(self, first_depth: int, pairs_rows: int, on_pairs: PairsHandler) -> Comparison:
+    def compare(self, first_depth: int, pairs_rows: int, on_pairs: PairsHandler) -> int:
         """Bisect; then hand the pairs of the differing small ranges to `on_pairs`, at most `pairs_rows`
-        rows at a time."""
+        rows at a time. Returns the source rows with a NULL in a key column."""
         source, replica = self.source, self.replica
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replica") as pool:
             leaves, null_keys = self._bisect(pool, first_depth)
@@ -72,7 +66,7 @@ class Comparer:
                     self._note(f"pairs of the differing ranges, turn {number} of {len(groups)}")
                 source_pairs, replica_pairs = _both(pool, partial(source.pairs, group), partial(replica.pairs, group))
                 on_pairs(group, source_pairs, replica_pairs)
-        return Comparison(leaves, null_keys)
+        return null_keys
 
     def _note(self, text: str) -> None:
         self.say("note", {"table": self.table, "run": None, "text": text})

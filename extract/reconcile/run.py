@@ -206,10 +206,10 @@ class ReconcileRun:
             classifier = Classifier(bisection, recent is not None)
             pairs_rows = planner.settings.reconcile.pairs_rows
             comparer = Comparer(source, replica, bisection, self.observer, plan.config.key)
-            found = comparer.compare(first, pairs_rows, classifier)
-        if found.null_keys:
+            null_keys = comparer.compare(first, pairs_rows, classifier)
+        if null_keys:
             raise BatchRefused(
-                f"{plan.config.key}: {found.null_keys:,} source row(s) have a NULL in a key column "
+                f"{plan.config.key}: {null_keys:,} source row(s) have a NULL in a key column "
                 f"({', '.join(plan.table.primary_key)}): a replica cannot hold them; fix the source"
             )
         self._source_pairs = classifier.compared
