@@ -76,7 +76,7 @@ class ConsoleObserver:
             self._landed(table, run, f"{run.target_schema}.{run.target_table}")
             self._say(f"{table}: the snapshot as of {run.as_of} is applied to the as-of history at `dbt build`")
         elif event == "note":
-            self._say(f"{table}: {details['text']}")
+            self._say(f"{table}: {details['text']}" if table else str(details["text"]))
         elif event == "failed":
             self._close_bar(table)
             print(f"{table}: run {run.run_id} failed: {run.error_message}", file=sys.stderr, flush=True)

@@ -10,6 +10,8 @@ import psycopg
 from extract.config.seeds import SyncTable
 from extract.core.errors import BatchRefused, TidemarkError, first_line
 from extract.core.observer import Observer, silent
+from extract.evolution.apply import backfill_due, evolve, refuse_unless_allowed
+from extract.evolution.drift import drift
 from extract.landing.first_sync import drop_first_sync_table, prepare_landing, promote
 from extract.landing.staging import (
     clear_staging,
@@ -47,6 +49,8 @@ class RunResult:
     rows_landed: int
     watermark_used: str | None
     watermark_candidate: str
+    #: What this run changed in the replica to follow the source's schema (extract/evolution).
+    schema_changes: list[str]
 
 
 def run_table(
@@ -62,12 +66,28 @@ class TableRun:
         self.plan = plan
         self.observer = observer
 
+    def _follow_schema(self, conn: psycopg.Connection) -> list[str]:
+        """Alter the replica to the source's schema as its policy says, before anything lands; the
+        changes, as a person reads them."""
+        found = drift(conn, self.plan)
+        conn.commit()
+        if not found:
+            return []
+        refuse_unless_allowed(self.plan, found)
+        said = [change.describe() for change in evolve(conn, self.plan, found)]
+        for text in said:
+            self.observer("note", {"table": self.plan.config.key, "run": None, "text": f"schema: {text}"})
+        return said
+
     def _begin(self, conn: psycopg.Connection) -> tuple[RunRecord, bool]:
         """A new run, or the killed run of this table to go on with (same watermark, same partitions)."""
         plan = self.plan
         names = plan.names
         committed = committed_watermark(conn, names.table_key)
-        watermark_used = usable_watermark(self.planner.dialect, plan.cursor, committed)
+        backfill = backfill_due(conn, names.table_key)
+        if backfill is not None:
+            self.observer("note", {"table": plan.config.key, "run": None, "text": f"every row read to fill {backfill}"})
+        watermark_used = None if backfill else usable_watermark(self.planner.dialect, plan.cursor, committed)
         killed = interrupted_run(conn, names.table_key)
         if killed is not None and killed.watermark_used == watermark_used:
             return killed, True
@@ -185,6 +205,7 @@ class TableRun:
             if not try_extract_lock(conn, names.table_key):
                 raise TidemarkError(f"a sync or reconcile of {config.key} is running; try again when it ends")
             conn.commit()
+            schema_changes = self._follow_schema(conn)
             ensure_tables(conn, names, plan.columns, plan.table.primary_key)
             if config.asof_history:  # so that its history model builds before any snapshot lands
                 ensure_snapshot_table(conn, names, plan.columns)
@@ -226,4 +247,5 @@ class TableRun:
             rows_landed=record.rows_landed or 0,
             watermark_used=record.watermark_used,
             watermark_candidate=record.watermark_candidate or "",
+            schema_changes=schema_changes,
         )

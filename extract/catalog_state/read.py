@@ -34,6 +34,8 @@ class CatalogRead:
     changes: list[CatalogChange] = field(default_factory=list)
     #: Its number in the state, once recorded.
     read_id: int | None = None
+    #: The first read: the state held no table before it.
+    first: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ class CatalogReader:
         definitions = ancestral_merge({k: to_json(t) for k, t in fresh.items()}, _definitions(previous), labels)
         state = _state_rows(previous, definitions, labels, {(t.schema, t.name): t for t in matched.values()})
         tables = {key: from_json(t.schema, t.name, definitions[(t.schema, t.name)]) for key, t in matched.items()}
-        read = CatalogRead(full, tables, sorted(fresh), _diff(previous, state, fresh))
+        read = CatalogRead(full, tables, sorted(fresh), _diff(previous, state, fresh), first=not previous)
         return read, CatalogOutcome(previous, state, clock)
 
     def _listing(self) -> list[Listed]:

@@ -11,6 +11,8 @@ from extract.core.errors import TidemarkError
 
 #: Columns of sync_tables.csv that hold names: taken exactly as written, blanks included.
 NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "primary_key", "record_id", "unique_keys"})
+#: on_schema_change's policies, the default first (extract/evolution/apply.py applies them).
+POLICIES = ("evolve", "append_new_columns", "fail")
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
@@ -29,6 +31,8 @@ class SyncTable:
     record_id: str | None = None
     #: The source's alternate unique keys to carry in the replica (each a tuple of columns).
     unique_keys: tuple[tuple[str, ...], ...] = ()
+    #: How the replica follows a change of the source's schema (extract/evolution/apply.py).
+    on_schema_change: str = "evolve"
 
     @property
     def key(self) -> str:
@@ -104,7 +108,7 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     rows = read_csv(
         path,
         {"source_schema", "source_table"},
-        {"cursor_column", "primary_key", "enabled", "asof_history", "record_id", "unique_keys"},
+        {"cursor_column", "primary_key", "enabled", "asof_history", "record_id", "unique_keys", "on_schema_change"},
         exact=NAME_COLUMNS,
     )
     tables = []
@@ -123,6 +127,7 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
             asof_history=_flag(path, number, "asof_history", row.get("asof_history", ""), False),
             record_id=row.get("record_id") or None,
             unique_keys=unique,
+            on_schema_change=_choice(path, number, "on_schema_change", row.get("on_schema_change", ""), POLICIES),
         )
         if (table.source_schema, table.source_table) in seen:
             raise TidemarkError(f"{path} line {number}: {table.key} is listed twice")
@@ -131,6 +136,15 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     if not tables:
         raise TidemarkError(f"{path} lists no table: add a line source_schema,source_table for each table to sync")
     return tables
+
+
+def _choice(path: Path, number: int, column: str, value: str, choices: tuple[str, ...]) -> str:
+    """One of `choices` (the first when blank)."""
+    if not value:
+        return choices[0]
+    if value not in choices:
+        raise TidemarkError(f"{path} line {number}: {column} must be one of {', '.join(choices)}, not {value!r}")
+    return value
 
 
 def _columns(path: Path, number: int, column: str, text: str, required: bool = False) -> tuple[str, ...]:

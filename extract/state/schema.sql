@@ -157,6 +157,24 @@ create table if not exists _migration.catalog_diff (
 );
 create index if not exists catalog_diff_table on _migration.catalog_diff (source_schema, source_table);
 create sequence if not exists _migration.catalog_read_id_seq;
+-- What each schema evolution did to a replica (extract/evolution): a column added, dropped, kept
+-- (append_new_columns), widened in place or replaced. A change whose column must be read again
+-- for every row names the table's latest run then: until a full run after it is merged, the
+-- table's runs read every row.
+create table if not exists _migration.schema_changes (
+    change_id bigserial primary key,
+    table_key text not null,
+    change text not null check (change in (
+        'column_added', 'column_dropped', 'column_kept', 'column_widened', 'column_replaced'
+    )),
+    column_name text not null,
+    old_definition text,
+    new_definition text,
+    on_schema_change text not null,
+    backfill_after_run bigint,
+    applied_at timestamptz not null default clock_timestamp()
+);
+create index if not exists schema_changes_table_key on _migration.schema_changes (table_key);
 
 -- What the extract and the dbt models both read: defined here once.
 

@@ -10,7 +10,7 @@
   as the merge lock taken by the pre-hook.
 -#}
 {% macro tidemark_distinct_merge_sql(target, source, unique_key, all_dest_columns) -%}
-    {%- set dest_columns = tidemark_replica_columns(all_dest_columns) -%}
+    {%- set dest_columns = tidemark_replica_columns(all_dest_columns, source) -%}
     {%- set keys = tidemark_key_columns(unique_key) -%}
     {%- set tombstones = tidemark_tombstones(target) -%}
     {%- set all_columns = tidemark_quoted_names(dest_columns | map(attribute='name')) | join(', ') -%}

@@ -1,0 +1,195 @@
+"""Make a replica (and its staging) follow its source's schema, as the table's on_schema_change says:
+
+- evolve: columns added, dropped, widened in place, or replaced when changed otherwise;
+- append_new_columns: the same, except that a dropped column stays in the replica with its values;
+- fail: any change refuses the table's run, and nothing is written.
+
+A column whose values the replica cannot take from the change alone (one added, one replaced, one
+whose values the source may have converted otherwise) is backfilled: the table's next run reads
+every row (a full run), recorded in `_migration.schema_changes` in the same transaction as the DDL,
+so that a run killed in between still reads everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import sql
+
+from extract.config.seeds import POLICIES
+from extract.core.errors import BatchRefused
+from extract.core.sql_contract import HISTORY_SUFFIX, KEY_HASH_COLUMN, ROW_HASH_COLUMN
+from extract.evolution.drift import Drift
+from extract.planning.table_plan import TablePlan
+from extract.state.run_log import DDL_LOCK, merge_lock_sql
+
+EVOLVE, APPEND_NEW_COLUMNS, FAIL = POLICIES
+
+_RECORD = """
+insert into _migration.schema_changes
+    (table_key, change, column_name, old_definition, new_definition, on_schema_change, backfill_after_run)
+select %(table)s, %(change)s, %(column)s, %(old)s, %(new)s, %(policy)s,
+    case when %(backfill)s then (
+        select coalesce(max(run_id), 0) from _migration.run_log where table_key = %(table)s
+    ) end
+returning change_id
+"""
+
+#: Changes whose backfill no full run merged since.
+_BACKFILL_DUE = """
+select string_agg(coalesce(changed.column_name, changed.change), ', ' order by changed.change_id)
+from _migration.schema_changes as changed
+where
+    changed.table_key = %s
+    and changed.backfill_after_run is not null
+    and not exists (
+        select 1
+        from _migration.merge_log as merged
+        inner join _migration.run_log as landed
+            on landed.run_id = any(merged.run_ids) and landed.status = 'landed'
+        where
+            merged.table_key = changed.table_key
+            and landed.migration_type = 'full'
+            and landed.run_id > changed.backfill_after_run
+    )
+"""
+
+
+class SchemaChangeRefused(BatchRefused):
+    """The source's schema changed in a way the table's policy (or the replica) does not take: its
+    run fails before anything is written, and the other tables go on."""
+
+
+@dataclass(frozen=True)
+class Applied:
+    change: str  # column_added, column_dropped, column_kept, column_widened, column_replaced
+    column: str
+    old_definition: str | None
+    new_definition: str | None
+    backfill: bool
+
+    def recorded(self, policy: str) -> dict[str, object]:
+        """Its parameters of _RECORD, but the table's key."""
+        return {
+            "change": self.change,
+            "column": self.column,
+            "old": self.old_definition,
+            "new": self.new_definition,
+            "policy": policy,
+            "backfill": self.backfill,
+        }
+
+    def describe(self) -> str:
+        verb = self.change.removeprefix("column_")
+        detail = " -> ".join(d for d in (self.old_definition, self.new_definition) if d)
+        suffix = "; every row read again" if self.backfill else ""
+        return f"column {self.column} {verb} ({detail}){suffix}"
+
+
+def backfill_due(conn: psycopg.Connection, table_key: str) -> str | None:
+    """The columns a full run must still fill (an evolution's backfill), or None."""
+    row = conn.execute(_BACKFILL_DUE, (table_key,)).fetchone()
+    conn.commit()
+    return None if row is None or row[0] is None else str(row[0])
+
+
+def refuse_unless_allowed(plan: TablePlan, drift: Drift) -> None:
+    """The changes no policy applies in place, and `fail`'s refusal of any change."""
+    table = plan.config.key
+    if plan.config.on_schema_change == FAIL:
+        raise SchemaChangeRefused(
+            f"{table}: the source's schema changed and on_schema_change is fail: {'; '.join(drift.lines())}. "
+            "Nothing was written; set on_schema_change to evolve or append_new_columns in seeds/sync_tables.csv "
+            "to follow it"
+        )
+    if drift.key is not None:
+        old, new = drift.key
+        raise SchemaChangeRefused(
+            f"{table}: the source's primary key changed from ({', '.join(old)}) to ({', '.join(new)}); "
+            "the replica cannot follow it in place. Nothing was written"
+        )
+    keys = set(plan.key_columns)
+    for retyped in drift.retyped:
+        if retyped.column.target_name in keys and not retyped.how.in_place:
+            raise SchemaChangeRefused(
+                f"{table}: key column {retyped.column.target_name} changed type ({retyped.old_type} -> "
+                f"{retyped.new_type}), which the replica cannot take in place. Nothing was written"
+            )
+
+
+def _alter(table: sql.Identifier, action: str, column: str, type_text: str = "") -> sql.Composed:
+    """`alter table if exists <table> <action>`, the action's `{}` the quoted column, then `type_text`."""
+    # Types come from seeds/type_map.csv, checked by the target's parser when the type map was read.
+    return sql.SQL("alter table if exists {} " + action.replace("{}", "{column}") + type_text).format(
+        table, column=sql.Identifier(column)
+    )
+
+
+def _planned(drift: Drift, policy: str) -> list[Applied]:
+    applied = [Applied("column_added", c.target_name, None, c.target_type, True) for c in drift.added]
+    kept = policy == APPEND_NEW_COLUMNS
+    for name, type_text in drift.dropped:
+        applied.append(Applied("column_kept" if kept else "column_dropped", name, type_text, None, False))
+    for r in drift.retyped:
+        change = "column_widened" if r.how.in_place else "column_replaced"
+        applied.append(Applied(change, r.column.target_name, r.old_type, r.new_type, not r.how.exact))
+    return applied
+
+
+def _statements(
+    change: Applied, type_text: str, replica: sql.Identifier, staging: sql.Identifier, snapshots: sql.Identifier
+) -> list[sql.Composed]:
+    """The DDL of one change, on the replica, staging and the as-of snapshots' landing table."""
+    name = change.column
+    done: list[sql.Composed] = []
+    if change.change in ("column_dropped", "column_replaced"):
+        done.append(_alter(replica, "drop column {}", name))
+        done.append(_alter(staging, "drop column if exists {}", name))
+    if change.change == "column_replaced":
+        done.append(_alter(snapshots, "drop column if exists {}", name))
+    if change.change == "column_kept":
+        done.append(_alter(replica, "alter column {} drop not null", name))
+        done.append(_alter(staging, "drop column if exists {}", name))
+    if change.change in ("column_added", "column_replaced"):
+        done += [_alter(t, "add column if not exists {} ", name, type_text) for t in (replica, staging, snapshots)]
+    if change.change == "column_widened":
+        done += [_alter(t, "alter column {} type ", name, type_text) for t in (replica, staging, snapshots)]
+    return done
+
+
+def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Applied]:
+    """Alter the replica and its staging as the policy says (after `refuse_unless_allowed`), and record
+    what was done; one transaction, under the table's merge lock."""
+    names = plan.names
+    replica = sql.Identifier(names.schema, names.table)
+    staging = sql.Identifier(names.schema, names.staging_table)
+    snapshots = sql.Identifier(names.schema, names.snapshot_table)
+    history = sql.Identifier(names.schema, names.table + HISTORY_SUFFIX)
+    types = {c.target_name: c.target_type for c in plan.columns}
+    applied = _planned(drift, plan.config.on_schema_change)
+    statements: list[sql.Composed] = [
+        # They hash every column: the next reconcile builds them again for the new columns.
+        sql.SQL("alter table {} drop column if exists {}, drop column if exists {}").format(
+            replica, sql.Identifier(KEY_HASH_COLUMN), sql.Identifier(ROW_HASH_COLUMN)
+        )
+    ]
+    with conn.transaction():
+        conn.execute(DDL_LOCK)
+        conn.execute(*merge_lock_sql(names.table_key))
+        for change in applied:
+            recorded = {"table": names.table_key, **change.recorded(plan.config.on_schema_change)}
+            row = conn.execute(_RECORD, recorded).fetchone()
+            assert row is not None
+            statements += _statements(change, types.get(change.column, ""), replica, staging, snapshots)
+            if change.change == "column_replaced":
+                # dbt's snapshot keeps a column's type: the history's old values move aside, the new
+                # column is added by the snapshot itself.
+                moved = sql.Identifier(f"{change.column}__before_change_{row[0]}")
+                rename = sql.SQL("alter table if exists {} rename column {} to {}")
+                statements.append(rename.format(history, sql.Identifier(change.column), moved))
+            if change.change == "column_widened":
+                statements.append(_alter(history, "alter column {} type ", change.column, types[change.column]))
+        for statement in statements:
+            conn.execute(statement)
+    return applied
