@@ -11,6 +11,7 @@ from pyspark.sql import SparkSession
 
 from extract.catalog_state.read import CatalogOutcome, CatalogRead, CatalogReader
 from extract.config.naming import check_column_names, check_distinct_replicas, target_names
+from extract.config.patterns import expand_patterns, is_pattern
 from extract.config.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.config.settings import Settings
 from extract.core.errors import TidemarkError
@@ -33,8 +34,8 @@ class Planner:
         self.runtime = runtime
         self.dialect: Dialect = dialect_for(settings.source.dialect)
         self.aliases = read_host_aliases(settings.seeds_dir)
-        self.tables = read_sync_tables(settings.seeds_dir)
-        check_distinct_replicas(settings.source, self.aliases, self.tables)
+        configured = read_sync_tables(settings.seeds_dir)
+        check_distinct_replicas(settings.source, self.aliases, [c for c in configured if not is_pattern(c)])
         self.target_types = TargetTypes(settings.target)
         try:
             self.type_map = TypeMap(settings.seeds_dir, self.target_types.problem)
@@ -44,16 +45,29 @@ class Planner:
         self.sizing = PartitionSizing(
             settings.partition_threshold, settings.max_partitions, settings.min_partition_rows, settings.partition_rows
         )
+        #: The pass's catalog read, when it made one: tables are then planned from it.
+        self.catalog: CatalogRead | None = None
+        self._catalog_outcome: CatalogOutcome | None = None
+        self._catalog_conn: psycopg.Connection | None = None
         self._local = threading.local()
         self._connections: list[JdbcConnection] = []
         self._lock = threading.Lock()
         # Connect now, so that a bad source URL fails before any table starts; the first thread that
         # reads the source takes this connection over.
         self._idle = [self._connect()]
-        #: The pass's catalog read, when it made one: tables are then planned from it.
-        self.catalog: CatalogRead | None = None
-        self._catalog_outcome: CatalogOutcome | None = None
-        self._catalog_conn: psycopg.Connection | None = None
+        try:
+            self.tables = self._expanded(configured)
+            check_distinct_replicas(settings.source, self.aliases, self.tables)
+        except BaseException:
+            self.close()
+            raise
+
+    def _expanded(self, configured: list[SyncTable]) -> list[SyncTable]:
+        """The seed's rows, with its patterns' tables as the source lists them now."""
+        if not any(is_pattern(c) for c in configured):
+            return configured
+        listing = [(str(s), str(t)) for s, t in self._idle[0].query(self.dialect.tables_query())]
+        return expand_patterns(configured, listing)
 
     @property
     def spark(self) -> SparkSession:
