@@ -89,6 +89,15 @@ def test_evolve_follows_added_dropped_widened_and_changed_columns(evolving: Proj
     }
     assert assert_replicas_equal(evolving) == 50
     assert evolving.scalar("select count(*) from _migration.schema_changes") == 4
+    status = evolving.cli("status")
+    assert status.returncode == 0, status.stderr
+    lines = status.stdout.split("schema changes applied to replicas (latest 4):", 1)[1].splitlines()
+    assert [line.split()[2:5] for line in lines[2:]] == [
+        ["dbo.Items", "column_replaced", "price"],
+        ["dbo.Items", "column_widened", "name"],
+        ["dbo.Items", "column_dropped", "note"],
+        ["dbo.Items", "column_added", "flag"],
+    ], status.stdout
     # The dbt files follow: the snapshot checks the new column, not the dropped one.
     snapshots = (evolving.root / "snapshots" / "_replica__snapshots.yml").read_text()
     assert '"flag"' in snapshots and '"note"' not in snapshots

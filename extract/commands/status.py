@@ -21,6 +21,8 @@ SHOWN = (
     "last_sync_timestamp",
 )
 
+SCHEMA_CHANGES_SHOWN = 20
+
 
 def main(argv: Sequence[str]) -> int:
     argparse.ArgumentParser(prog="python -m extract status", description=__doc__).parse_args(argv)
@@ -34,8 +36,32 @@ def main(argv: Sequence[str]) -> int:
             ).fetchall()
         except psycopg.errors.UndefinedTable:
             raise TidemarkError(f"no state in {target.display} yet: run the extract, then dbt build") from None
-    table = [("table", *SHOWN)] + [tuple("" if v is None else str(v) for v in row) for row in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(SHOWN) + 1)]
-    for row in table:
-        print("  ".join(value.ljust(width) for value, width in zip(row, widths, strict=True)).rstrip())
+        changes = _schema_changes(conn)
+    _print_table([("table", *SHOWN), *rows])
+    if changes:
+        print(f"\nschema changes applied to replicas (latest {len(changes)}):")
+        _print_table([("applied at", "table", "change", "column", "from", "to", "policy"), *changes])
     return 0
+
+
+def _schema_changes(conn: psycopg.Connection) -> list[tuple[object, ...]]:
+    """The latest changes extract/evolution made, newest first (none before the first)."""
+    row = conn.execute("select to_regclass('_migration.schema_changes') is not null").fetchone()
+    if not row or not row[0]:
+        return []
+    return conn.execute(
+        "select to_char(c.applied_at, 'YYYY-MM-DD HH24:MI:SS'), coalesce(source.name, c.table_key), c.change,"
+        " c.column_name, c.old_definition, c.new_definition, c.on_schema_change"
+        " from _migration.schema_changes as c"
+        " left join lateral (select r.source_schema || '.' || r.source_table as name from _migration.run_log as r"
+        " where r.table_key = c.table_key order by r.event_id desc limit 1) as source on true"
+        " order by c.change_id desc limit %s",
+        (SCHEMA_CHANGES_SHOWN,),
+    ).fetchall()
+
+
+def _print_table(rows: Sequence[Sequence[object]]) -> None:
+    text = [tuple("" if v is None else str(v) for v in row) for row in rows]
+    widths = [max(len(row[i]) for row in text) for i in range(len(text[0]))]
+    for line in text:
+        print("  ".join(value.ljust(width) for value, width in zip(line, widths, strict=True)).rstrip())
