@@ -85,6 +85,11 @@ def test_seed_typo_is_named(tmp_path: Path) -> None:
     (tmp_path / "sync_tables.csv").write_text("source_schema,source_table,enabled\ndbo,Users,maybe\n")
     with pytest.raises(TidemarkError, match="enabled must be true or false, not 'maybe'"):
         read_sync_tables(tmp_path)
+    (tmp_path / "sync_tables.csv").write_text("source_schema,source_table,on_schema_change\ndbo,Users,sync_all\n")
+    with pytest.raises(
+        TidemarkError, match="on_schema_change must be one of evolve, append_new_columns, fail, not 'sync_all'"
+    ):
+        read_sync_tables(tmp_path)
 
 
 @pytest.mark.parametrize(
