@@ -14,6 +14,7 @@ from extract.evolution.apply import backfill_due, evolve, refuse_unless_allowed
 from extract.evolution.drift import drift
 from extract.landing.first_sync import drop_first_sync_table, prepare_landing, promote
 from extract.landing.staging import (
+    analyze_landed,
     clear_staging,
     duplicate_key_sample,
     ensure_snapshot_table,
@@ -219,6 +220,8 @@ class TableRun:
             )
             try:
                 first_sync = self._read(conn, record, resumed)
+                if not first_sync:
+                    analyze_landed(conn, names)
                 record.status = "landed"
                 record.ended_at = datetime.now(UTC)
                 conn.commit()

@@ -148,3 +148,23 @@ def test_a_sync_with_reconcile_repairs_what_the_watermark_missed(synced: Project
     reconciled = json.loads(done.stdout)["reconcile"]["tables"][0]
     assert (reconciled["updated"], reconciled["deleted"]) == (1, 1)
     assert_replicas_equal(synced)
+
+
+def test_the_merge_is_planned_with_the_landed_batch_s_statistics(synced: Project) -> None:
+    """Staging (never analysed by autovacuum) and the tombstones are analysed once landed: planned with
+    an earlier batch's figures, the merge's anti-joins ran as nested loops over the batch."""
+    with synced.source() as conn:
+        conn.execute('delete from dbo."Items" where "Id" between 30 and 35')
+        conn.execute("""update dbo."Items" set "Name" = 'restored' where "Id" between 40 and 43""")
+    done = synced.cli("reconcile", "--table", "dbo.Items")
+    assert done.returncode == 0, done.stderr[-2000:]
+    plan = synced.planner.plan(synced.planner.find("dbo.Items"))
+    with synced.target() as conn:
+        figures = dict(
+            conn.execute(
+                "select c.relname, c.reltuples from pg_class as c join pg_namespace as n on n.oid = c.relnamespace"
+                " where n.nspname = %s and c.relname in (%s, %s)",
+                (plan.names.schema, plan.names.staging_table, plan.names.tombstone_table),
+            ).fetchall()
+        )
+    assert figures == {plan.names.staging_table: 4, plan.names.tombstone_table: 6}

@@ -16,7 +16,7 @@ import psycopg
 from extract.core.errors import BatchRefused, TidemarkError, first_line
 from extract.core.observer import Observer, silent
 from extract.core.sql_contract import RUN_ID_COLUMN
-from extract.landing.staging import clear_landed_rows, clear_staging
+from extract.landing.staging import analyze_landed, clear_landed_rows, clear_staging
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.boundary import KeyBounds, count_outside, key_bounds, tombstone_outside
@@ -180,6 +180,7 @@ class ReconcileRun:
         land_all_tombstones(conn, plan, record.run_id, repairs)
         result.rows_landed = land_upserts(conn, planner, plan, record, repairs)
         result.vanished = recheck(conn, planner, plan, record.run_id, self._source_pairs, repairs)
+        analyze_landed(conn, plan.names)
         return self._end(conn, record, result, "landed")
 
     def _compare(self, conn: psycopg.Connection, bounds: KeyBounds | None, bisection: Bisection, total: int) -> Repairs:
