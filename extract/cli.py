@@ -50,6 +50,8 @@ def _run_extract(argv: Sequence[str]) -> int:
     every = None if args.every is None else parse_duration(args.every, "--every", MIN_EVERY, MAX_EVERY)
     if every is not None and as_of is not None:
         raise TidemarkError("--every repeats the sync of changed rows; a --snapshot-date is landed once")
+    if args.full_refresh and as_of is not None:
+        raise TidemarkError("--full-refresh replaces replicas; a --snapshot-date lands into an as-of history")
     reconcile_every = reconcile_arguments(args)
     dbt_args = None if args.dbt is None else parse_dbt_args(args.dbt)
     settings = load_settings(
@@ -73,6 +75,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         reconcile_every=reconcile_every,
         reconcile_options=ReconcileOptions(allow_mass_delete=args.allow_mass_delete),
         full_catalog=args.full_catalog,
+        full_refresh=args.full_refresh,
     )
     sync_pass = SyncPass(settings, runtime, dbt, request)
     if every is not None:

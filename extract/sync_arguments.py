@@ -126,6 +126,13 @@ def _add_catalog_options(parser: argparse.ArgumentParser) -> None:
         help="read every configured table's definition from the source catalog, not only those changed "
         "since the last read (TIDEMARK_CATALOG_PREPONE, default 3h, is how far back a read looks)",
     )
+    parser.add_argument(
+        "--full-refresh",
+        action="store_true",
+        help="land every row of the tables again and replace each replica with them in one transaction, "
+        "with the source's columns and key as they are now (the way past a changed primary key); the dbt "
+        "snapshots keep the history; with --every, on the first sync only",
+    )
 
 
 def _add_general_options(parser: argparse.ArgumentParser) -> None:

@@ -53,6 +53,8 @@ class PassRequest:
     reconcile_options: ReconcileOptions = field(default_factory=ReconcileOptions)
     #: Read every configured table's definition on the first pass, not only the changed ones.
     full_catalog: bool = False
+    #: Land every row again and replace the replicas (the first pass only).
+    full_refresh: bool = False
 
 
 class SyncPass:
@@ -154,7 +156,8 @@ class SyncPass:
             landing = SnapshotLanding(planner, config, request.as_of, request.snapshot_file)
             return TableJob(config, landing.run)
         plan = planner.plan(config)
-        return TableJob(config, lambda observer: run_table(planner, config, observer, plan=plan))
+        refresh = request.full_refresh and self._catalog_reads == 1
+        return TableJob(config, lambda observer: run_table(planner, config, observer, plan=plan, refresh=refresh))
 
     def _sync(self, job: TableJob, observer: ConsoleObserver) -> dict[str, object]:
         try:

@@ -13,6 +13,7 @@ from extract.core.observer import Observer, silent
 from extract.evolution.apply import backfill_due, evolve, refuse_unless_allowed
 from extract.evolution.drift import drift
 from extract.landing.first_sync import drop_first_sync_table, prepare_landing, promote
+from extract.landing.full_refresh import replace_replica
 from extract.landing.staging import (
     analyze_landed,
     clear_staging,
@@ -55,17 +56,23 @@ class RunResult:
 
 
 def run_table(
-    planner: Planner, config: SyncTable, observer: Observer = silent, plan: TablePlan | None = None
+    planner: Planner,
+    config: SyncTable,
+    observer: Observer = silent,
+    plan: TablePlan | None = None,
+    refresh: bool = False,
 ) -> RunResult:
-    """Land the table's changed rows (`plan`: the table as planned already, else planned now)."""
-    return TableRun(planner, planner.plan(config) if plan is None else plan, observer).run()
+    """Land the table's changed rows (`plan`: the table as planned already, else planned now); with
+    `refresh`, every row, to replace the replica (extract/landing/full_refresh.py)."""
+    return TableRun(planner, planner.plan(config) if plan is None else plan, observer, refresh).run()
 
 
 class TableRun:
-    def __init__(self, planner: Planner, plan: TablePlan, observer: Observer) -> None:
+    def __init__(self, planner: Planner, plan: TablePlan, observer: Observer, refresh: bool = False) -> None:
         self.planner = planner
         self.plan = plan
         self.observer = observer
+        self.refresh = refresh
 
     def _follow_schema(self, conn: psycopg.Connection) -> list[str]:
         """Alter the replica to the source's schema as its policy says, before anything lands; the
@@ -74,6 +81,8 @@ class TableRun:
         conn.commit()
         if not found:
             return []
+        if self.refresh:  # the replica is replaced as the source defines it now
+            return [f"{line}: the full refresh replaces the replica" for line in found.lines()]
         refuse_unless_allowed(self.plan, found)
         said = [change.describe() for change in evolve(conn, self.plan, found)]
         for text in said:
@@ -88,7 +97,10 @@ class TableRun:
         backfill = backfill_due(conn, names.table_key)
         if backfill is not None:
             self.observer("note", {"table": plan.config.key, "run": None, "text": f"every row read to fill {backfill}"})
-        watermark_used = None if backfill else usable_watermark(self.planner.dialect, plan.cursor, committed)
+        if self.refresh or backfill:
+            watermark_used = None
+        else:
+            watermark_used = usable_watermark(self.planner.dialect, plan.cursor, committed)
         killed = interrupted_run(conn, names.table_key)
         if killed is not None and killed.watermark_used == watermark_used:
             return killed, True
@@ -154,6 +166,7 @@ class TableRun:
             plan.columns,
             full_run=record.migration_type == "full",
             resumed_partitions=bool(landed),
+            replace=self.refresh,
         )
         landing = (plan.names.schema, plan.names.first_sync_table if first_sync else plan.names.staging_table)
         pending = [p for p in partitions if p.number not in landed]
@@ -211,7 +224,7 @@ class TableRun:
             if config.asof_history:  # so that its history model builds before any snapshot lands
                 ensure_snapshot_table(conn, names, plan.columns)
             relax_not_null(conn, names, plan.columns, plan.table.primary_key)
-            for label, columns in plan.unique_constraints:
+            for label, columns in [] if self.refresh else plan.unique_constraints:
                 ensure_unique(conn, names, columns, label)
             record, resumed = self._begin(conn)
             observer(
@@ -228,7 +241,10 @@ class TableRun:
                 with conn.transaction():
                     # The merge's lock before staging's, in the order the merge takes them.
                     conn.execute(*merge_lock_sql(names.table_key))
-                    if first_sync:
+                    if self.refresh:
+                        rows, replaced = replace_replica(conn, plan, record.run_id)
+                        schema_changes.append(f"replica replaced: {rows:,} rows landed, {replaced:,} before")
+                    elif first_sync:
                         promote(conn, names, plan.columns, record.run_id)
                     append_event(conn, record)
             except Exception as exc:

@@ -158,12 +158,40 @@ def test_fail_refuses_and_changes_nothing(project: Project) -> None:
     assert project.scalar("select count(*) from _migration.schema_changes") == 0
 
 
-def test_a_changed_primary_key_is_refused(evolving: Project) -> None:
+def test_a_changed_primary_key_is_refused_until_a_full_refresh(evolving: Project) -> None:
+    history = f'{_replica_name(evolving)[:-1]}__history"'
+    versions = evolving.scalar(f"select count(*) from {history}")
+    assert versions == 50
     with evolving.source() as conn:
         conn.execute("""alter table dbo."Items" drop constraint "Items_pkey", add primary key ("Id", "Name")""")
+        conn.execute("""alter table dbo."Items" add column "Flag" integer default 7""")
+        conn.execute("""delete from dbo."Items" where "Id" > 45""")
     done = evolving.cli("--all", "--quiet")
     assert done.returncode == 1
     assert "the source's primary key changed from (id) to (id, name)" in done.stderr, done.stderr
+    assert "--full-refresh" in done.stderr
+
+    entry = _table(_sync(evolving, "--full-refresh"))
+    assert entry["status"] == "landed" and entry["migration_type"] == "full", entry
+    assert entry["schema_changes"][-1] == "replica replaced: 45 rows landed, 50 before"  # type: ignore[index]
+    assert assert_replicas_equal(evolving) == 45
+    with evolving.target() as conn:
+        key = conn.execute(
+            "select array_agg(a.attname order by a.attname) from pg_index as i join pg_attribute as a"
+            " on a.attrelid = i.indrelid and a.attnum = any(i.indkey) where i.indrelid = %s::regclass"
+            " and i.indisprimary",
+            (_replica_name(evolving),),
+        ).fetchone()
+    assert key == (["id", "name"],)
+    # The history is kept: the old versions, closed, and the rows as the replica holds them now.
+    assert evolving.scalar(f"select count(*) from {history}") > versions
+    assert evolving.scalar(f"select count(*) from {history} where dbt_valid_to is null") == 45
+    # What follows is an ordinary incremental sync of the new replica.
+    with evolving.source() as conn:
+        conn.execute(f"""update dbo."Items" set "Flag" = 1, "ModifiedDate" = {STAMP} where "Id" = 2""")
+    entry = _table(_sync(evolving))
+    assert entry["migration_type"] == "incremental" and entry["rows_landed"] == 1, entry
+    assert assert_replicas_equal(evolving) == 45
 
 
 def _replica_name(project: Project) -> str:

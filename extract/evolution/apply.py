@@ -107,7 +107,8 @@ def refuse_unless_allowed(plan: TablePlan, drift: Drift) -> None:
         old, new = drift.key
         raise SchemaChangeRefused(
             f"{table}: the source's primary key changed from ({', '.join(old)}) to ({', '.join(new)}); "
-            "the replica cannot follow it in place. Nothing was written"
+            "the replica cannot follow it in place. Nothing was written; sync it with --full-refresh to land every "
+            "row again and replace the replica (its history is kept)"
         )
     keys = set(plan.key_columns)
     for retyped in drift.retyped:

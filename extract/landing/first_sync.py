@@ -46,10 +46,12 @@ def prepare_landing(
     *,
     full_run: bool,
     resumed_partitions: bool,
+    replace: bool = False,
 ) -> bool:
     """Whether the run lands in the first-sync table (created here) rather than in staging.
 
-    A full run does when the replica and staging are both empty; a resumed run goes on in the
+    A full run does when the replica and staging are both empty, or when it is to `replace` the
+    replica (extract/landing/full_refresh.py); a resumed run goes on in the
     table it landed in before. The table of a run that is not resumed, or that landed nothing
     yet, is dropped first. Staging, made logged by a first sync whose merge did not adopt it,
     is made unlogged again once it is empty. Call after clear_staging, under the extract lock.
@@ -64,7 +66,7 @@ def prepare_landing(
         if first_exists:
             conn.execute(sql.SQL("drop table {}").format(first))
         staging_empty = not _has_rows(conn, staging)
-        if full_run and staging_empty and not _has_rows(conn, sql.Identifier(names.schema, names.table)):
+        if replace or (full_run and staging_empty and not _has_rows(conn, sql.Identifier(names.schema, names.table))):
             # Unlike staging, logged: these rows become the replica's. No vacuum while they land.
             conn.execute(
                 sql.SQL("create table {} ({}) with (autovacuum_enabled = false)").format(
