@@ -98,9 +98,9 @@ class SyncPass:
                     self.dbt.check_arguments()  # dbt's own parser, before anything lands
                 recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
                 self._catalog["read"] = None if recorded is None else recorded.read_id
-                if recorded is not None and touches_project(recorded):
-                    self._follow_catalog(planner, observer)
                 summary = list(pool.map(lambda job: self._sync(job, observer), jobs))
+            if touches_project(recorded, summary):
+                self._follow_catalog(planner, observer)
             if self._reconcile_due():
                 return self._reconcile(planner, self._finish(summary, len(tables)))
         finally:
@@ -123,10 +123,10 @@ class SyncPass:
             observer("note", {"table": change.table_key, "run": None, "text": f"source catalog: {change.describe()}"})
 
     def _follow_catalog(self, planner: Planner, observer: Observer) -> None:
-        """The dbt files written again for the changed definitions, before this pass's dbt parses them."""
+        """The dbt files written again for the changed replicas, before this pass's dbt parses them."""
         written, problem = follow_catalog(planner, self.settings.project_dir)
         self._catalog["regenerated"] = [str(path.relative_to(self.settings.project_dir)) for path in written]
-        text = problem or f"dbt files written again for the changed definitions ({len(written)} files)"
+        text = problem or f"dbt files written again for the changed schemas ({len(written)} files)"
         observer("note", {"table": None, "run": None, "text": text})
 
     def _reconcile_due(self) -> bool:

@@ -83,6 +83,11 @@ def replica_columns(conn: psycopg.Connection, names: TargetNames) -> list[tuple[
     return [(str(n), str(t)) for n, t in rows if n not in (KEY_HASH_COLUMN, ROW_HASH_COLUMN)]
 
 
+def replica_key(conn: psycopg.Connection, names: TargetNames) -> list[str]:
+    """The replica's primary key columns, in key order."""
+    return [str(row[0]) for row in conn.execute(_KEY, (replica_ref(names),)).fetchall()]
+
+
 def planned_types(conn: psycopg.Connection, columns: Sequence[MappedColumn]) -> dict[str, str]:
     """Each planned column's type as `format_type` spells it (`varchar(10)`: `character varying(10)`)."""
     with conn.transaction(force_rollback=True):
@@ -111,7 +116,7 @@ def drift(conn: psycopg.Connection, plan: TablePlan) -> Drift | None:
         elif old != new:
             result.retyped.append(Retyped(column, old, new, retyping(old, new)))
     result.dropped = [(name, t) for name, t in found if name not in planned]
-    key = [str(row[0]) for row in conn.execute(_KEY, (replica_ref(plan.names),)).fetchall()]
+    key = replica_key(conn, plan.names)
     if key and key != plan.key_columns:
         result.key = (key, plan.key_columns)
     return result
