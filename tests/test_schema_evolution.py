@@ -137,7 +137,7 @@ def test_each_policy_follows_a_change_of_schema_as_written(evolving: Project) ->
     line = [text for text in done.stderr.splitlines() if "on_schema_change is fail" in text]
     assert line == [
         "error: dbo.Frozen: the source's schema changed and on_schema_change is fail: column flag added (integer); "
-        "column note dropped (was text); column name widened (character varying(20) -> character varying(60)); "
+        "column note dropped (text); column name widened (character varying(20) -> character varying(60)); "
         "column price changed (numeric(8,2) -> text). Nothing was written; set on_schema_change to evolve or "
         "append_new_columns in seeds/sync_tables.csv to follow it"
     ], done.stderr

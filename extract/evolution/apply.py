@@ -115,7 +115,8 @@ def refuse_unless_allowed(plan: TablePlan, drift: Drift) -> None:
         if retyped.column.target_name in keys and not retyped.how.in_place:
             raise SchemaChangeRefused(
                 f"{table}: key column {retyped.column.target_name} changed type ({retyped.old_type} -> "
-                f"{retyped.new_type}), which the replica cannot take in place. Nothing was written"
+                f"{retyped.new_type}), which the replica cannot take in place. Nothing was written; sync it with "
+                "--full-refresh to land every row again and replace the replica (its history is kept)"
             )
 
 

@@ -62,7 +62,7 @@ class Drift:
     def lines(self) -> list[str]:
         """Each change, for a person: 'column email added (character varying(100))'."""
         said = [f"column {c.target_name} added ({c.target_type})" for c in self.added]
-        said += [f"column {name} dropped (was {type_text})" for name, type_text in self.dropped]
+        said += [f"column {name} dropped ({type_text})" for name, type_text in self.dropped]
         for r in self.retyped:
             how = "widened" if r.how.in_place else "changed"
             said.append(f"column {r.column.target_name} {how} ({r.old_type} -> {r.new_type})")
