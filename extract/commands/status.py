@@ -1,15 +1,23 @@
-"""`python -m extract status`: the committed state per table, as dbt's _migration_state shows it."""
+"""`python -m extract status`: the committed state per table, as dbt's _migration_state shows it, and the
+schema changes applied to replicas; `--history [TABLE]`: the last runs, each with its kind, status, rows,
+the counts of the merge that took it, durations and error; `--json` for a scheduler."""
 
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
 
 import psycopg
+from psycopg.rows import dict_row
 
 from extract.config.settings import target_from_env
 from extract.core.errors import TidemarkError
 
+#: The columns of _migration._migration_state shown, in this order.
 SHOWN = (
     "sync_status",
     "migration_type",
@@ -19,39 +27,98 @@ SHOWN = (
     "rows_unchanged",
     "rows_deleted",
     "last_sync_timestamp",
+    "last_sync_end",
+    "sync_duration_seconds",
+    "error_message",
 )
 
 SCHEMA_CHANGES_SHOWN = 20
 
+#: Each run as its latest event says, with the merge that took it (none yet: NULL counts).
+_HISTORY = """
+select
+    runs.source_schema || '.' || runs.source_table as "table",
+    runs.run_id,
+    runs.migration_type as kind,
+    runs.status,
+    runs.rows_landed,
+    merged.rows_inserted,
+    merged.rows_updated,
+    merged.rows_unchanged,
+    merged.rows_deleted,
+    runs.started_at,
+    runs.ended_at,
+    round(extract(epoch from runs.ended_at - runs.started_at)::numeric, 3) as landing_seconds,
+    merged.merged_at,
+    round(extract(epoch from merged.merged_at - merged.merge_started_at)::numeric, 3) as merge_seconds,
+    runs.error_message
+from _migration.runs as runs
+left join lateral (
+    select m.* from _migration.merge_log as m
+    where m.table_key = runs.table_key and runs.run_id = any(m.run_ids)
+    order by m.merge_id
+    limit 1
+) as merged on true
+where %(table)s::text is null or lower(runs.source_schema || '.' || runs.source_table) = lower(%(table)s::text)
+order by runs.run_id desc
+limit %(limit)s
+"""
+
+
+def _limit(text: str) -> int:
+    value = int(text) if text.isdigit() else 0
+    if not 1 <= value <= 10_000:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 10000, not {text!r}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m extract status", description=__doc__)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument(
+        "--history",
+        nargs="?",
+        const="",
+        metavar="TABLE",
+        help="the last runs (of TABLE, SCHEMA.TABLE, or of every table) instead of the state per table",
+    )
+    parser.add_argument("--limit", type=_limit, default=20, help="how many runs --history shows (default 20)")
+    return parser
+
 
 def main(argv: Sequence[str]) -> int:
-    argparse.ArgumentParser(prog="python -m extract status", description=__doc__).parse_args(argv)
+    args = _parser().parse_args(argv)
     target = target_from_env()
-    with psycopg.connect(target.libpq_url) as conn:
+    with psycopg.connect(target.libpq_url, row_factory=dict_row) as conn:
         try:
-            rows = conn.execute(
-                "select source_schema || '.' || source_table, "
+            if args.history is not None:
+                table = args.history or None
+                runs = conn.execute(_HISTORY, {"table": table, "limit": args.limit}).fetchall()
+                if table is not None and not runs:
+                    raise TidemarkError(f"no run of table {table!r} in {target.display}")
+                _show({"runs": runs}, args.json)
+                return 0
+            state = conn.execute(
+                "select source_schema || '.' || source_table as \"table\", "
                 + ", ".join(SHOWN)
                 + " from _migration._migration_state order by 1"
             ).fetchall()
         except psycopg.errors.UndefinedTable:
             raise TidemarkError(f"no state in {target.display} yet: run the extract, then dbt build") from None
         changes = _schema_changes(conn)
-    _print_table([("table", *SHOWN), *rows])
-    if changes:
-        print(f"\nschema changes applied to replicas (latest {len(changes)}):")
-        _print_table([("applied at", "table", "change", "column", "from", "to", "policy"), *changes])
+    _show({"tables": state, "schema_changes": changes}, args.json)
     return 0
 
 
-def _schema_changes(conn: psycopg.Connection) -> list[tuple[object, ...]]:
+def _schema_changes(conn: psycopg.Connection[dict[str, Any]]) -> list[dict[str, Any]]:
     """The latest changes extract/evolution made, newest first (none before the first)."""
-    row = conn.execute("select to_regclass('_migration.schema_changes') is not null").fetchone()
-    if not row or not row[0]:
+    row = conn.execute("select to_regclass('_migration.schema_changes') is not null as found").fetchone()
+    if not row or not row["found"]:
         return []
     return conn.execute(
-        "select to_char(c.applied_at, 'YYYY-MM-DD HH24:MI:SS'), coalesce(source.name, c.table_key), c.change,"
-        " c.column_name, c.old_definition, c.new_definition, c.on_schema_change"
+        'select c.applied_at, coalesce(source.name, c.table_key) as "table", c.change,'
+        ' c.column_name as "column", c.old_definition as "from", c.new_definition as "to",'
+        " c.on_schema_change as policy"
         " from _migration.schema_changes as c"
         " left join lateral (select r.source_schema || '.' || r.source_table as name from _migration.run_log as r"
         " where r.table_key = c.table_key order by r.event_id desc limit 1) as source on true"
@@ -60,8 +127,46 @@ def _schema_changes(conn: psycopg.Connection) -> list[tuple[object, ...]]:
     ).fetchall()
 
 
-def _print_table(rows: Sequence[Sequence[object]]) -> None:
-    text = [tuple("" if v is None else str(v) for v in row) for row in rows]
-    widths = [max(len(row[i]) for row in text) for i in range(len(text[0]))]
+def _plain(value: object) -> object:
+    """A value as JSON holds it: times in ISO 8601, decimals as numbers."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    return value
+
+
+#: What a section after the first is called, above its table.
+_TITLES = {"schema_changes": "schema changes applied to replicas"}
+
+
+def _show(sections: dict[str, list[dict[str, Any]]], as_json: bool) -> None:
+    if as_json:
+        plain = {name: [{k: _plain(v) for k, v in row.items()} for row in rows] for name, rows in sections.items()}
+        print(json.dumps(plain, indent=2))
+        return
+    for index, (name, rows) in enumerate(sections.items()):
+        if index == 0:
+            _print_table(rows)
+        elif rows:
+            print(f"\n{_TITLES[name]} (latest {len(rows)}):")
+            _print_table(rows)
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    return str(value)
+
+
+def _print_table(rows: Sequence[dict[str, Any]]) -> None:
+    if not rows:
+        print("(none)")
+        return
+    names = list(rows[0])
+    text = [names, *([_text(row[name]) for name in names] for row in rows)]
+    widths = [max(len(line[i]) for line in text) for i in range(len(names))]
     for line in text:
         print("  ".join(value.ljust(width) for value, width in zip(line, widths, strict=True)).rstrip())
