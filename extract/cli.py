@@ -8,8 +8,10 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import NoReturn
 
+from extract import run_results
 from extract.core.errors import TidemarkError
 from extract.core.secrets import mask
 from extract.sync_arguments import extract_parser, reconcile_arguments, snapshot_arguments
@@ -84,6 +86,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         finally:
             runtime.stop()
     outcome = sync_pass.run(keep_runtime=False)
+    run_results.record_report(outcome.report)
     if args.json:
         print_report(outcome.report)
     return outcome.exit_code
@@ -126,23 +129,41 @@ def _take_project_dir(argv: list[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    started_at = datetime.now(UTC)
+    code, error = _main(argv)
+    run_results.write(_without_project_dir(argv), started_at, code, error)
+    return code
+
+
+def _main(argv: list[str]) -> tuple[int, str | None]:
+    """The exit code, and the error the command stopped with."""
     verbose = "--verbose" in argv
     try:
         argv = _take_project_dir(argv)
         if argv and not argv[0].startswith("-"):
             if argv[0] not in SUBCOMMANDS:
                 print(f"error: unknown command {argv[0]!r}\nusage: {USAGE}", file=sys.stderr)
-                return 2
-            return _subcommand(argv[0])(argv[1:])
-        return _run_extract(argv)
+                return 2, f"unknown command {argv[0]!r}"
+            return _subcommand(argv[0])(argv[1:]), None
+        return _run_extract(argv), None
     except TidemarkError as exc:
         if verbose:
             print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
         print(f"error: {mask(str(exc))}", file=sys.stderr)
-        return exc.exit_code
+        return exc.exit_code, str(exc)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return 130, "interrupted"
+    except SystemExit as exc:  # argparse's refusals (exit 2) and --help (0)
+        code = exc.code if isinstance(exc.code, int) else 2
+        return code, None if code == 0 else "the command line was refused"
+
+
+def _without_project_dir(argv: list[str]) -> list[str]:
+    try:
+        return _take_project_dir(list(argv))
+    except TidemarkError:
+        return argv
 
 
 def exit_now(code: int) -> NoReturn:

@@ -18,6 +18,7 @@ from types import FrameType
 from extract.config.durations import spoken_duration
 from extract.core.errors import TidemarkError, first_line
 from extract.report import Outcome, print_report
+from extract.run_results import record_report
 from extract.sync_pass import SyncPass
 
 
@@ -68,6 +69,7 @@ class SyncEvery:
             started, started_at = time.monotonic(), datetime.now(UTC)
             outcome = self._one(sync_pass, first=number == 1)
             seconds = time.monotonic() - started
+            record_report({"sync": number, **outcome.report})
             if self.json_lines:
                 header = {"sync": number, "started_at": started_at.isoformat(), "seconds": round(seconds, 3)}
                 print_report({**header, "exit_code": outcome.exit_code, **outcome.report}, one_line=True)

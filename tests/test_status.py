@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tests.conftest import Project
 
@@ -31,6 +32,12 @@ def test_status_shows_the_state_and_the_history_of_runs(project: Project) -> Non
             where "Id" = 4"""
         )
     assert project.cli("--table", "dbo.Items", "--dbt", "build", "--quiet").returncode == 0
+    # Every command leaves what it did under target/, as dbt does.
+    synced = _run_results(project)
+    assert synced["command"] == "sync" and synced["exit_code"] == 0 and synced["error"] is None
+    assert synced["args"] == ["--table", "dbo.Items", "--dbt", "build", "--quiet"]
+    assert [t["table"] for t in synced["report"]["tables"]] == ["dbo.Items"]
+    assert synced["report"]["tables"][0]["rows_landed"] == 1 and synced["report"]["dbt"]["success"]
 
     state = json.loads(_status(project, "--json"))
     by_table = {row["table"]: row for row in state["tables"]}
@@ -57,8 +64,16 @@ def test_status_shows_the_state_and_the_history_of_runs(project: Project) -> Non
 
     unknown = project.cli("status", "--history", "dbo.Nope")
     assert unknown.returncode == 2 and "no run of table 'dbo.Nope'" in unknown.stderr
+    refused = _run_results(project)
+    assert (refused["command"], refused["exit_code"], refused["report"]) == ("status", 2, None)
+    assert "no run of table 'dbo.Nope'" in refused["error"]
     bad = project.cli("status", "--history", "--limit", "0")
     assert bad.returncode == 2 and "not '0'" in bad.stderr
+
+
+def _run_results(project: Project) -> dict[str, Any]:
+    results: dict[str, Any] = json.loads((project.root / "target" / "tidemark_run_results.json").read_text())
+    return results
 
 
 def _status(project: Project, *args: str) -> str:

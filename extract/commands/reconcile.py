@@ -58,6 +58,7 @@ def main(argv: Sequence[str]) -> int:
     from extract.reconcile.run import ReconcileOptions
     from extract.reconcile_pass import ReconcilePass, ReconcileRequest
     from extract.report import print_report
+    from extract.run_results import record_report
     from extract.runtime.dbt import InProcessDbt, parse_dbt_args
     from extract.runtime.spark import SparkRuntime
 
@@ -85,4 +86,5 @@ def main(argv: Sequence[str]) -> int:
         runtime.stop()
     if args.json:
         print_report(outcome.report)
+    record_report(outcome.report)
     return outcome.exit_code
