@@ -17,6 +17,7 @@ from types import FrameType
 
 from extract.config.durations import spoken_duration
 from extract.core.errors import TidemarkError, first_line
+from extract.metrics import MetricsServer
 from extract.report import Outcome, print_report
 from extract.run_results import record_report
 from extract.sync_pass import SyncPass
@@ -25,8 +26,9 @@ from extract.sync_pass import SyncPass
 class SyncEvery:
     """The --every loop: a sync pass every interval in one process, which keeps Spark and dbt loaded, until SIGTERM."""
 
-    def __init__(self, interval: timedelta, quiet: bool, json_lines: bool) -> None:
+    def __init__(self, interval: timedelta, quiet: bool, json_lines: bool, server: MetricsServer | None = None) -> None:
         self.interval = interval.total_seconds()
+        self.server = server
         self.quiet = quiet
         self.json_lines = json_lines
         self._wake = threading.Event()
@@ -70,6 +72,8 @@ class SyncEvery:
             outcome = self._one(sync_pass, first=number == 1)
             seconds = time.monotonic() - started
             record_report({"sync": number, **outcome.report})
+            if self.server is not None:
+                self.server.metrics.count_pass(outcome.exit_code)
             if self.json_lines:
                 header = {"sync": number, "started_at": started_at.isoformat(), "seconds": round(seconds, 3)}
                 print_report({**header, "exit_code": outcome.exit_code, **outcome.report}, one_line=True)

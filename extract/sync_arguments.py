@@ -77,6 +77,12 @@ def extract_parser(usage: str) -> argparse.ArgumentParser:
         help="sync again every DURATION (such as 30s, 5m or 1h) in this process, which keeps Spark and dbt "
         "loaded between syncs, until SIGTERM; SIGUSR1 syncs at once; --json prints a line per sync",
     )
+    parser.add_argument(
+        "--metrics-port",
+        metavar="PORT",
+        help="with --every: serve Prometheus metrics on this port at /metrics (default TIDEMARK_METRICS_PORT; "
+        "none when neither is set); TIDEMARK_METRICS_HOST says where it listens, 127.0.0.1 by default",
+    )
     _add_reconcile_options(parser)
     _add_catalog_options(parser)
     _add_general_options(parser)
