@@ -66,7 +66,7 @@ stop: install
 
 test: install
 	mkdir -p $(XDG_RUNTIME_DIR)
-	$(BIN)/ruff check extract tests bench
+	$(BIN)/ruff check extract tests bench docs/examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
