@@ -18,7 +18,13 @@ SPARK_ARCHIVE := $(VENV)/.spark-archive
 JAVAC := $(or $(shell command -v javac),/usr/bin/javac)
 LANDING_SOURCES := $(wildcard extract/landing/jvm/tidemark/landing/*.java)
 
-install: $(STAMP) $(JDBC_JAR) $(JAVAC) $(SPARK_ARCHIVE)
+# The plotting libraries `python -m extract report` inlines into its page, pinned by the lock file.
+REPORT_ASSETS := $(VENV)/report-assets/.installed
+NPM := $(or $(shell command -v npm),/usr/bin/npm)
+# Headless Chromium opens the report page and the docs in the browser tests.
+CHROMIUM := /usr/bin/chromium
+
+install: $(STAMP) $(JDBC_JAR) $(JAVAC) $(SPARK_ARCHIVE) $(REPORT_ASSETS) $(CHROMIUM)
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +38,20 @@ $(SPARK_ARCHIVE): $(STAMP) $(JDBC_JAR) $(JAVAC) $(LANDING_SOURCES)
 	mkdir -p $(XDG_RUNTIME_DIR)
 	$(BIN)/python -m extract spark-archive
 	@touch $@
+
+$(REPORT_ASSETS): extract/report_page/package.json extract/report_page/package-lock.json | $(NPM) $(STAMP)
+	mkdir -p $(VENV)/report-assets
+	cp extract/report_page/package.json extract/report_page/package-lock.json $(VENV)/report-assets/
+	cd $(VENV)/report-assets && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(NPM):
+	@echo "installing Node.js and npm for the report's plotting libraries (Debian packages nodejs, npm)"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
+
+$(CHROMIUM):
+	@echo "installing Chromium for the browser tests (Debian package chromium)"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
 $(JAVAC):
 	@echo "installing a JDK to compile the landing jar (Debian package openjdk-17-jdk-headless)"

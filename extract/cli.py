@@ -26,7 +26,8 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract check        great-expectations row counts, source vs replica
        python -m extract verify       row counts and content checksums, source vs replica
        python -m extract reconcile    find and repair what a watermark misses: deletes, backdated changes
-       python -m extract status       the committed state per table (_migration._migration_state)
+       python -m extract status       the committed state per table (_migration._migration_state), --history
+       python -m extract report       one HTML page of the run history: durations, rows and lag per table, failures
        python -m extract server ...   start/stop the embedded PostgreSQL
        python -m extract demo ...     demo data: setup, change
        python -m extract sample load  a sample database (schema.json + Parquet) into the stand-in source
@@ -111,6 +112,7 @@ SUBCOMMANDS = (
     "verify",
     "reconcile",
     "status",
+    "report",
     "server",
     "demo",
     "sample",
