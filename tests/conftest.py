@@ -27,7 +27,7 @@ from extract.core.observer import Observer
 from extract.devtools import server
 from extract.devtools.ddl_times import install_ddl_times
 from extract.planning.planner import Planner
-from extract.project.generate import write_project_files
+from extract.project.generate import Origin, write_project_files
 from extract.runtime.spark import SparkRuntime, get_spark
 from extract.table_run import RunResult, run_table
 
@@ -112,7 +112,7 @@ class Project:
 
     def generate(self) -> None:
         plans = [self.planner.plan(c) for c in self.planner.enabled_tables()]
-        write_project_files(self.root, plans)
+        write_project_files(self.root, plans, Origin.of(self.settings.source, self.planner.aliases))
 
     def extract(self, table: str | None = None, observer: Observer | None = None) -> list[RunResult]:
         configs = [self.planner.find(table)] if table else self.planner.enabled_tables()

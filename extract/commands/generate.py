@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from extract.config.settings import load_settings
 from extract.planning.planner import Planner
-from extract.project.generate import without_snapshot, write_project_files
+from extract.project.generate import Origin, without_snapshot, write_project_files
 from extract.runtime.spark import SparkRuntime
 
 
@@ -22,7 +22,8 @@ def main(argv: Sequence[str]) -> int:
         plans = [planner.plan(config) for config in planner.enabled_tables()]
     finally:
         planner.close()
-    for path in write_project_files(settings.project_dir, plans):
+    origin = Origin.of(settings.source, planner.aliases)
+    for path in write_project_files(settings.project_dir, plans, origin):
         print(f"wrote {path.relative_to(settings.project_dir)}")
     for plan in plans:
         reason = without_snapshot(plan)

@@ -16,7 +16,7 @@ from extract.core.errors import TidemarkError
 from extract.evolution.drift import drift, replica_columns, replica_key
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
-from extract.project.generate import write_project_files
+from extract.project.generate import Origin, write_project_files
 from extract.source.catalog import SourceColumn
 from extract.source.typemap import MappedColumn
 
@@ -54,4 +54,5 @@ def follow_catalog(planner: Planner, project_dir: Path) -> tuple[list[Path], str
         return [], f"the dbt files were not written again ({exc}); run python -m extract generate when fixed"
     with psycopg.connect(planner.settings.target.libpq_url, autocommit=True) as conn:
         described = [as_replicated(conn, plan) for plan in plans]
-    return write_project_files(project_dir, described), None
+    origin = Origin.of(planner.settings.source, planner.aliases)
+    return write_project_files(project_dir, described, origin), None

@@ -24,6 +24,8 @@ class MappedColumn:
     target_name: str
     target_type: str
     transfer: str  # "native": the JDBC value as it is; "text": read as text, cast by Postgres
+    #: The type map's notes on this mapping (why it is lossy or what it takes), for the docs.
+    note: str = ""
 
 
 def _placeholders(template: str) -> set[str]:
@@ -41,7 +43,7 @@ class TypeMap:
         path = seeds_dir / "type_map.csv"
         rows = read_csv(path, {"source_dialect", "source_type", "target_type", "transfer"}, {"notes"})
         self._check = check
-        self._rows: dict[tuple[str, str], tuple[str, str]] = {}
+        self._rows: dict[tuple[str, str], tuple[str, str, str]] = {}
         for number, row in rows:
             where = f"{path} line {number}"
             if row["source_dialect"] not in DIALECTS:
@@ -58,7 +60,7 @@ class TypeMap:
             key = (row["source_dialect"], row["source_type"].lower())
             if key in self._rows:
                 raise TidemarkError(f"{where}: {key[0]} type {row['source_type']!r} is mapped twice")
-            self._rows[key] = (row["target_type"], row["transfer"])
+            self._rows[key] = (row["target_type"], row["transfer"], row.get("notes", ""))
             # A sample of the modifiers each placeholder stands for: the shape of the type is what is checked.
             self._refuse_unknown(where, row["target_type"].format(length=1, precision=1, scale=0))
 
@@ -75,10 +77,10 @@ class TypeMap:
                 f"{table.qualified}.{column.name}: source type {column.type_text!r} ({dialect}) is not in "
                 f"seeds/type_map.csv; add a row '{dialect},{shape},<postgres type>,native|text'"
             )
-        template, transfer = found
+        template, transfer, note = found
         target = template.format(length=column.length, precision=column.precision, scale=column.scale)
         self._refuse_unknown(f"seeds/type_map.csv, for {table.qualified}.{column.name} ({column.type_text})", target)
-        return MappedColumn(column, column.name.lower(), target, transfer)
+        return MappedColumn(column, column.name.lower(), target, transfer, note)
 
     def map_table(self, dialect: str, table: SourceTable) -> list[MappedColumn]:
         mapped = [self.map_column(dialect, table, column) for column in table.columns]
