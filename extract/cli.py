@@ -40,7 +40,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     from extract.config.durations import parse_duration
     from extract.config.settings import MAX_EVERY, MIN_EVERY, dbt_profile_env, load_settings
     from extract.every import SyncEvery
-    from extract.metrics import Metrics, MetricsServer, metrics_host, metrics_port_setting
+    from extract.metrics import Metrics, metrics_port_setting
     from extract.reconcile.run import ReconcileOptions
     from extract.report import print_report
     from extract.runtime.dbt import InProcessDbt, parse_dbt_args
@@ -57,11 +57,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     if args.full_refresh and as_of is not None:
         raise TidemarkError("--full-refresh replaces replicas; a --snapshot-date lands into an as-of history")
     reconcile_every = reconcile_arguments(args)
-    metrics_port = metrics_port_setting(args.metrics_port)
-    if metrics_port is not None and every is None and args.metrics_port is not None:
-        raise TidemarkError("--metrics-port serves an --every process's metrics: give --every too")
-    if every is None:
-        metrics_port = None
+    metrics_port = metrics_port_setting(args.metrics_port, every is not None)
     dbt_args = None if args.dbt is None else parse_dbt_args(args.dbt)
     settings = load_settings(
         master=args.master,
@@ -88,14 +84,10 @@ def _run_extract(argv: Sequence[str]) -> int:
     )
     sync_pass = SyncPass(settings, runtime, dbt, request)
     if every is not None:
-        server = None if metrics_port is None else MetricsServer(Metrics(settings.target), metrics_host(), metrics_port)
+        metrics = None if metrics_port is None else Metrics(settings.target, metrics_port)
         try:
-            if server is not None:
-                server.start()
-            return SyncEvery(every, quiet=args.quiet, json_lines=args.json, server=server).run(sync_pass)
+            return SyncEvery(every, quiet=args.quiet, json_lines=args.json, metrics=metrics).run(sync_pass)
         finally:
-            if server is not None:
-                server.stop()
             runtime.stop()
     outcome = sync_pass.run(keep_runtime=False)
     run_results.record_report(outcome.report)

@@ -17,7 +17,7 @@ from types import FrameType
 
 from extract.config.durations import spoken_duration
 from extract.core.errors import TidemarkError, first_line
-from extract.metrics import MetricsServer
+from extract.metrics import Metrics, MetricsServer, metrics_host
 from extract.report import Outcome, print_report
 from extract.run_results import record_report
 from extract.sync_pass import SyncPass
@@ -26,9 +26,9 @@ from extract.sync_pass import SyncPass
 class SyncEvery:
     """The --every loop: a sync pass every interval in one process, which keeps Spark and dbt loaded, until SIGTERM."""
 
-    def __init__(self, interval: timedelta, quiet: bool, json_lines: bool, server: MetricsServer | None = None) -> None:
+    def __init__(self, interval: timedelta, quiet: bool, json_lines: bool, metrics: Metrics | None = None) -> None:
         self.interval = interval.total_seconds()
-        self.server = server
+        self.metrics = metrics
         self.quiet = quiet
         self.json_lines = json_lines
         self._wake = threading.Event()
@@ -56,9 +56,15 @@ class SyncEvery:
             f"syncing every {spoken_duration(timedelta(seconds=self.interval))}; `kill -USR1 {pid}` syncs now, "
             f"`kill -TERM {pid}` stops after the sync under way"
         )
+        server = None if self.metrics is None else MetricsServer(self.metrics, metrics_host())
         try:
+            if server is not None:
+                server.start()
+                self._say(f"Prometheus metrics at http://{metrics_host()}:{server.port}/metrics")
             return self._loop(sync_pass)
         finally:
+            if server is not None:
+                server.stop()
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
 
@@ -72,8 +78,8 @@ class SyncEvery:
             outcome = self._one(sync_pass, first=number == 1)
             seconds = time.monotonic() - started
             record_report({"sync": number, **outcome.report})
-            if self.server is not None:
-                self.server.metrics.count_pass(outcome.exit_code)
+            if self.metrics is not None:
+                self.metrics.count_pass(outcome.exit_code)
             if self.json_lines:
                 header = {"sync": number, "started_at": started_at.isoformat(), "seconds": round(seconds, 3)}
                 print_report({**header, "exit_code": outcome.exit_code, **outcome.report}, one_line=True)

@@ -64,14 +64,16 @@ _HELP = {
 }
 
 
-def metrics_port_setting(given: str | None) -> int | None:
-    """--metrics-port, else TIDEMARK_METRICS_PORT; None when neither is set."""
+def metrics_port_setting(given: str | None, every: bool) -> int | None:
+    """--metrics-port, else TIDEMARK_METRICS_PORT; None when neither is set, or without --every."""
+    if given is not None and not every:
+        raise TidemarkError("--metrics-port serves an --every process's metrics: give --every too")
     text, name = (
         (given, "--metrics-port")
         if given is not None
         else (os.environ.get("TIDEMARK_METRICS_PORT"), "TIDEMARK_METRICS_PORT")
     )
-    if text is None or text == "":
+    if text is None or text == "" or not every:
         return None
     if not text.isdigit() or not 1 <= int(text) <= 65535:
         raise TidemarkError(f"{name} must be a port number from 1 to 65535, not {text!r}")
@@ -94,8 +96,9 @@ def _number(value: object) -> str:
 class Metrics:
     """What a scrape returns; the process counts its passes here."""
 
-    def __init__(self, target: DatabaseUrl) -> None:
+    def __init__(self, target: DatabaseUrl, port: int) -> None:
         self.target = target
+        self.port = port
         self.syncs = 0
         self.failures = 0
         self._lock = threading.Lock()
@@ -135,8 +138,9 @@ def _family(name: str, lines: Iterable[str]) -> str:
 class MetricsServer:
     """`GET /metrics` on host:port, in a thread of its own, until `stop`."""
 
-    def __init__(self, metrics: Metrics, host: str, port: int) -> None:
+    def __init__(self, metrics: Metrics, host: str) -> None:
         self.metrics = metrics
+        port = metrics.port
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:

@@ -71,6 +71,14 @@ def extract_parser(usage: str) -> argparse.ArgumentParser:
         help="then run dbt with these arguments in this process, e.g. --dbt build or --dbt 'run --select "
         "replica'; dbt reads its project while the tables land, so this is quicker than running dbt afterwards",
     )
+    _add_every_options(parser)
+    _add_reconcile_options(parser)
+    _add_catalog_options(parser)
+    _add_general_options(parser)
+    return parser
+
+
+def _add_every_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--every",
         metavar="DURATION",
@@ -83,10 +91,6 @@ def extract_parser(usage: str) -> argparse.ArgumentParser:
         help="with --every: serve Prometheus metrics on this port at /metrics (default TIDEMARK_METRICS_PORT; "
         "none when neither is set); TIDEMARK_METRICS_HOST says where it listens, 127.0.0.1 by default",
     )
-    _add_reconcile_options(parser)
-    _add_catalog_options(parser)
-    _add_general_options(parser)
-    return parser
 
 
 def _add_reconcile_options(parser: argparse.ArgumentParser) -> None:

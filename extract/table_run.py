@@ -10,21 +10,17 @@ import psycopg
 from extract.config.seeds import SyncTable
 from extract.core.errors import BatchRefused, TidemarkError, first_line
 from extract.core.observer import Observer, silent
-from extract.evolution.apply import backfill_due, evolve, refuse_unless_allowed
-from extract.evolution.drift import drift
+from extract.evolution.apply import backfill_due
+from extract.evolution.follow import prepare_tables
+from extract.evolution.full_refresh import replace_replica
 from extract.landing.first_sync import drop_first_sync_table, prepare_landing, promote
-from extract.landing.full_refresh import replace_replica
 from extract.landing.staging import (
     analyze_landed,
     clear_staging,
     duplicate_key_sample,
-    ensure_snapshot_table,
-    ensure_tables,
     keep_latest_versions,
-    relax_not_null,
 )
 from extract.landing.transfer import land_in_driver, land_partitions
-from extract.landing.unique_constraints import ensure_unique
 from extract.partitions.plan import plan_partitions, source_filter
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
@@ -63,7 +59,7 @@ def run_table(
     refresh: bool = False,
 ) -> RunResult:
     """Land the table's changed rows (`plan`: the table as planned already, else planned now); with
-    `refresh`, every row, to replace the replica (extract/landing/full_refresh.py)."""
+    `refresh`, every row, to replace the replica (extract/evolution/full_refresh.py)."""
     return TableRun(planner, planner.plan(config) if plan is None else plan, observer, refresh).run()
 
 
@@ -73,21 +69,6 @@ class TableRun:
         self.plan = plan
         self.observer = observer
         self.refresh = refresh
-
-    def _follow_schema(self, conn: psycopg.Connection) -> list[str]:
-        """Alter the replica to the source's schema as its policy says, before anything lands; the
-        changes, as a person reads them."""
-        found = drift(conn, self.plan)
-        conn.commit()
-        if not found:
-            return []
-        if self.refresh:  # the replica is replaced as the source defines it now
-            return [f"{line}: the full refresh replaces the replica" for line in found.lines()]
-        refuse_unless_allowed(self.plan, found)
-        said = [change.describe() for change in evolve(conn, self.plan, found)]
-        for text in said:
-            self.observer("note", {"table": self.plan.config.key, "run": None, "text": f"schema: {text}"})
-        return said
 
     def _begin(self, conn: psycopg.Connection) -> tuple[RunRecord, bool]:
         """A new run, or the killed run of this table to go on with (same watermark, same partitions)."""
@@ -219,13 +200,7 @@ class TableRun:
             if not try_extract_lock(conn, names.table_key):
                 raise TidemarkError(f"a sync or reconcile of {config.key} is running; try again when it ends")
             conn.commit()
-            schema_changes = self._follow_schema(conn)
-            ensure_tables(conn, names, plan.columns, plan.table.primary_key)
-            if config.asof_history:  # so that its history model builds before any snapshot lands
-                ensure_snapshot_table(conn, names, plan.columns)
-            relax_not_null(conn, names, plan.columns, plan.table.primary_key)
-            for label, columns in [] if self.refresh else plan.unique_constraints:
-                ensure_unique(conn, names, columns, label)
+            schema_changes = prepare_tables(conn, plan, self.refresh, observer)
             record, resumed = self._begin(conn)
             observer(
                 "resume" if resumed else "start",

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from extract.config.settings import load_settings
 from extract.planning.planner import Planner
-from extract.project.generate import Origin, without_snapshot, write_project_files
+from extract.project.generate import Origin, write_project_files
+from extract.project.model_docs import without_snapshot
 from extract.runtime.spark import SparkRuntime
 
 

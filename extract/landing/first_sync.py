@@ -51,7 +51,7 @@ def prepare_landing(
     """Whether the run lands in the first-sync table (created here) rather than in staging.
 
     A full run does when the replica and staging are both empty, or when it is to `replace` the
-    replica (extract/landing/full_refresh.py); a resumed run goes on in the
+    replica (extract/evolution/full_refresh.py); a resumed run goes on in the
     table it landed in before. The table of a run that is not resumed, or that landed nothing
     yet, is dropped first. Staging, made logged by a first sync whose merge did not adopt it,
     is made unlogged again once it is empty. Call after clear_staging, under the extract lock.

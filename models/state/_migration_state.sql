@@ -1,11 +1,7 @@
 -- The committed state of every replicated table, derived from the append-only
 -- run log (written by the extract) and merge log (written with each merge).
 -- It reports on every replica model (generated: macros_generated/), built first.
-{%- if tidemark_replica_models is defined %}
-    {%- for name in tidemark_replica_models() %}
--- depends_on: {{ ref(name) }}
-    {%- endfor %}
-{%- endif %}
+{%- if tidemark_replica_models is defined %}{% for name in tidemark_replica_models() %}{% do ref(name) %}{% endfor %}{% endif %}
 with
 
 runs as (
