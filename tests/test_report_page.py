@@ -8,27 +8,15 @@ from pathlib import Path
 
 from tests.browser import dom, screenshot
 from tests.conftest import Project
+from tests.failing_table import items_and_failing
 
-HEADER = "source_schema,source_table,cursor_column,primary_key,enabled"
 #: A table whose name would close the page's script element, were it not escaped.
 HOSTILE = "D</script><script>document.title='x'</script>"
 
 
 def test_the_report_page_draws_the_history_and_the_failures(project: Project, tmp_path: Path) -> None:
-    hostile = '"' + HOSTILE.replace('"', '""') + '"'
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        for table in ('"Items"', hostile):
-            conn.execute(
-                f'create table dbo.{table} ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))'
-            )
-            conn.execute(
-                f"insert into dbo.{table} select i, 'n' || (i % 3), clock_timestamp() at time zone 'UTC'"
-                " from generate_series(1, 12) as i"
-            )
     # The hostile table is keyed on a repeating column: its run fails, and its error names it.
-    project.write_sync_tables(["dbo,Items,ModifiedDate,,true", f"dbo,{HOSTILE},ModifiedDate,Name,true"], HEADER)
-    project.generate()
+    items_and_failing(project, HOSTILE, rows=12)
     for _ in range(2):
         project.cli("--all", "--dbt", "build", "--quiet")
         with project.source() as conn:

@@ -15,9 +15,9 @@ import jsonschema
 import pytest
 
 from tests.conftest import REPO, Project
+from tests.failing_table import HEADER, items_and_failing
 
 EXAMPLES = REPO / "docs" / "examples"
-HEADER = "source_schema,source_table,cursor_column,primary_key,enabled"
 
 
 def _helper() -> ModuleType:
@@ -31,18 +31,7 @@ def _helper() -> ModuleType:
 def test_the_examples_read_what_the_command_prints(project: Project) -> None:
     helper = _helper()
     schema = json.loads((EXAMPLES / "report.schema.json").read_text())
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        for table in ("Items", "Dupes"):
-            conn.execute(
-                f'create table dbo."{table}" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))'
-            )
-            conn.execute(
-                f"""insert into dbo."{table}" select i, 'n' || (i % 3), clock_timestamp()
-                from generate_series(1, 9) as i"""
-            )
-    project.write_sync_tables(["dbo,Items,ModifiedDate,,true", "dbo,Dupes,ModifiedDate,Name,true"], HEADER)
-    project.generate()
+    items_and_failing(project, rows=9)
     command = [sys.executable, "-m", "extract"]
     env = {**project.env, "DBT_PROFILES_DIR": str(project.root)}
 

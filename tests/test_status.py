@@ -7,24 +7,12 @@ import json
 from typing import Any
 
 from tests.conftest import Project
-
-HEADER = "source_schema,source_table,cursor_column,primary_key,enabled"
+from tests.failing_table import items_and_failing
 
 
 def test_status_shows_the_state_and_the_history_of_runs(project: Project) -> None:
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        for table in ("Items", "Dupes"):
-            conn.execute(
-                f'create table dbo."{table}" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))'
-            )
-            conn.execute(
-                f"""insert into dbo."{table}" select i, 'name ' || (i % 5),
-                timestamp '2026-01-01' + i * interval '1 minute' from generate_series(1, 10) as i"""
-            )
     # Dupes is keyed on a column that repeats: its batch is refused, and its run fails.
-    project.write_sync_tables(["dbo,Items,ModifiedDate,,true", "dbo,Dupes,ModifiedDate,Name,true"], HEADER)
-    project.generate()
+    items_and_failing(project)
     assert project.cli("--all", "--dbt", "build", "--quiet").returncode == 1
     with project.source() as conn:
         conn.execute(

@@ -34,33 +34,27 @@ SHOWN = (
 
 SCHEMA_CHANGES_SHOWN = 20
 
-#: Each run as its latest event says, with the merge that took it (none yet: NULL counts).
+#: The last runs (of one table), newest first.
 _HISTORY = """
 select
-    runs.source_schema || '.' || runs.source_table as "table",
-    runs.run_id,
-    runs.migration_type as kind,
-    runs.status,
-    runs.rows_landed,
-    merged.rows_inserted,
-    merged.rows_updated,
-    merged.rows_unchanged,
-    merged.rows_deleted,
-    runs.started_at,
-    runs.ended_at,
-    round(extract(epoch from runs.ended_at - runs.started_at)::numeric, 3) as landing_seconds,
-    merged.merged_at,
-    round(extract(epoch from merged.merged_at - merged.merge_started_at)::numeric, 3) as merge_seconds,
-    runs.error_message
-from _migration.runs as runs
-left join lateral (
-    select m.* from _migration.merge_log as m
-    where m.table_key = runs.table_key and runs.run_id = any(m.run_ids)
-    order by m.merge_id
-    limit 1
-) as merged on true
-where %(table)s::text is null or lower(runs.source_schema || '.' || runs.source_table) = lower(%(table)s::text)
-order by runs.run_id desc
+    source_schema || '.' || source_table as "table",
+    run_id,
+    migration_type as kind,
+    status,
+    rows_landed,
+    rows_inserted,
+    rows_updated,
+    rows_unchanged,
+    rows_deleted,
+    started_at,
+    ended_at,
+    round(extract(epoch from ended_at - started_at)::numeric, 3) as landing_seconds,
+    merged_at,
+    round(extract(epoch from merged_at - merge_started_at)::numeric, 3) as merge_seconds,
+    error_message
+from _migration.run_history
+where %(table)s::text is null or lower(source_schema || '.' || source_table) = lower(%(table)s::text)
+order by run_id desc
 limit %(limit)s
 """
 

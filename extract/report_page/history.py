@@ -11,28 +11,19 @@ from psycopg.rows import dict_row
 
 _RUNS = """
 select
-    runs.source_schema || '.' || runs.source_table as "table",
-    runs.run_id,
-    runs.migration_type as kind,
-    runs.status,
-    coalesce(runs.rows_landed, 0) as rows_landed,
-    runs.started_at,
-    extract(epoch from runs.ended_at - runs.started_at) as landing_seconds,
-    merged.merged_at,
-    extract(epoch from merged.merged_at - merged.merge_started_at) as merge_seconds,
-    extract(epoch from merged.merged_at - runs.started_at) as lag_seconds,
-    coalesce(merged.rows_inserted, 0) + coalesce(merged.rows_updated, 0) + coalesce(merged.rows_deleted, 0)
-        as rows_merged,
-    runs.error_message
-from _migration.runs as runs
-left join lateral (
-    select m.* from _migration.merge_log as m
-    where m.table_key = runs.table_key and runs.run_id = any(m.run_ids)
-    order by m.merge_id
-    limit 1
-) as merged on true
-where runs.started_at >= clock_timestamp() - make_interval(days => %s)
-order by runs.run_id
+    source_schema || '.' || source_table as "table",
+    run_id,
+    migration_type as kind,
+    status,
+    coalesce(rows_landed, 0) as rows_landed,
+    started_at,
+    extract(epoch from ended_at - started_at) as landing_seconds,
+    extract(epoch from merged_at - merge_started_at) as merge_seconds,
+    extract(epoch from merged_at - started_at) as lag_seconds,
+    error_message
+from _migration.run_history
+where started_at >= clock_timestamp() - make_interval(days => %s)
+order by run_id
 """
 
 
@@ -46,7 +37,7 @@ def _plain(value: object) -> object:
 
 def run_history(conn: psycopg.Connection[Any], days: int) -> list[dict[str, object]]:
     """Every run of the last `days` days, oldest first, as JSON values (none before the first run)."""
-    found = conn.execute("select to_regclass('_migration.runs') is not null").fetchone()
+    found = conn.execute("select to_regclass('_migration.run_history') is not null").fetchone()
     if not found or not found[0]:
         return []
     with conn.cursor(row_factory=dict_row) as cursor:

@@ -202,6 +202,36 @@ where
         where merged.table_key = landed.table_key and landed.run_id = any(merged.run_ids)
     );
 
+-- Each run as its latest event says, with the merge that took it (NULL until one did): what
+-- `status --history` and `report` show.
+create or replace view _migration.run_history as
+select
+    runs.table_key,
+    runs.run_id,
+    runs.source_schema,
+    runs.source_table,
+    runs.migration_type,
+    runs.status,
+    runs.rows_landed,
+    runs.started_at,
+    runs.ended_at,
+    runs.error_message,
+    merged.merge_id,
+    merged.rows_inserted,
+    merged.rows_updated,
+    merged.rows_unchanged,
+    merged.rows_deleted,
+    merged.merge_started_at,
+    merged.merged_at
+from _migration.runs as runs
+left join lateral (
+    select m.*
+    from _migration.merge_log as m
+    where m.table_key = runs.table_key and runs.run_id = any(m.run_ids)
+    order by m.merge_id
+    limit 1
+) as merged on true;
+
 -- Per table, the watermark its merges committed: the latest merged run's reading, a
 -- clock reading or, for a modify-id cursor, '0x' and 16 hex digits. The latest run's,
 -- not the greatest, because the two kinds do not sort together and a table can change
