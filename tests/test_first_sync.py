@@ -84,6 +84,19 @@ def test_row_count_check_passes_then_catches_a_missing_row(demo: Project) -> Non
     assert failed == {"dbo.Customers": (60, 59)}
 
 
+def test_great_expectations_loads_under_a_main_module_without_a_file() -> None:
+    # `python -c`, pytest-xdist workers and some schedulers' workers have such a __main__;
+    # pyspark.sql.connect, imported by great_expectations, exits the process there.
+    script = (
+        "from extract.project.expectations import main_module_named\n"
+        "with main_module_named():\n"
+        "    import great_expectations\n"
+        "print('loaded', great_expectations.__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, "loaded great_expectations")
+
+
 def test_state_schema_is_closed_to_public(demo: Project) -> None:
     demo.sync()
     with demo.target() as conn:

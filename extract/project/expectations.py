@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from extract.config.urls import DatabaseUrl
@@ -24,11 +27,30 @@ def source_count(planner: Planner, plan: TablePlan) -> int:
     return int(rows[0][0] or 0)
 
 
+@contextmanager
+def main_module_named() -> Iterator[None]:
+    """great_expectations imports pyspark.sql.connect, which takes a __main__ without a spec
+    or a file (``python -c``, a pytest-xdist worker, some schedulers' workers) for a doctest
+    run and exits the process with status 0; a name for __main__ during the import avoids it."""
+    main = sys.modules["__main__"]
+    unnamed = getattr(main, "__spec__", None) is None and not hasattr(main, "__file__")
+    if unnamed:
+        main.__file__ = "<tidemark>"
+    try:
+        yield
+    finally:
+        if unnamed:
+            del main.__file__
+
+
 def run_count_checks(planner: Planner, plans: list[TablePlan], target: DatabaseUrl) -> list[CountCheck]:
     logging.getLogger("great_expectations").setLevel(logging.ERROR)
-    import great_expectations as gx
-    from great_expectations.data_context.types.base import ProgressBarsConfig
-    from great_expectations.expectations.core.expect_table_row_count_to_equal import ExpectTableRowCountToEqual
+    with main_module_named():
+        import great_expectations as gx
+        from great_expectations.data_context.types.base import ProgressBarsConfig
+        from great_expectations.expectations.core.expect_table_row_count_to_equal import (
+            ExpectTableRowCountToEqual,
+        )
 
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
