@@ -160,7 +160,7 @@ def new_project(root: Path, admin_url: str, spark: SparkSession) -> Iterator[Pro
     of its own, dropped afterwards."""
     tag = f"{os.getpid()}_{next(_counter)}"
     root.mkdir(parents=True)
-    for name in ("dbt_project.yml", "macros", "seeds", "models/state"):
+    for name in ("dbt_project.yml", "macros", "seeds", "models/state", "gx"):
         src = REPO / name
         dst = root / name
         if src.is_dir():

@@ -61,19 +61,26 @@ def kind_of(target_type: str) -> tuple[str, int | None]:
     return "text", None
 
 
-def verify_table(planner: Planner, plan: TablePlan, target: psycopg.Connection) -> Verification:
+def source_figures(planner: Planner, plan: TablePlan) -> tuple[int, str]:
+    """The source's row count and content checksum, computed in the source."""
     kinds = [kind_of(c.target_type) for c in plan.columns]
     source_sql = planner.dialect.checksum_query(
         plan.table.schema,
         plan.table.name,
         [planner.dialect.canonical_text(c.source, k, n) for c, (k, n) in zip(plan.columns, kinds, strict=True)],
     )
-    source_rows, source_sum = planner.source.query(source_sql)[0]
-    replica_sql = _TARGET.checksum_query(
-        plan.names.schema,
-        plan.names.table,
-        [canonical_postgres(_TARGET.quote(c.target_name), k, n) for c, (k, n) in zip(plan.columns, kinds, strict=True)],
-    )
+    rows, checksum = planner.source.query(source_sql)[0]
+    return int(rows or 0), str(checksum)
+
+
+def replica_canonical_texts(plan: TablePlan) -> list[str]:
+    """The replica side's canonical text of each column, in the order of the source side's."""
+    return [canonical_postgres(_TARGET.quote(c.target_name), *kind_of(c.target_type)) for c in plan.columns]
+
+
+def verify_table(planner: Planner, plan: TablePlan, target: psycopg.Connection) -> Verification:
+    source_rows, source_sum = source_figures(planner, plan)
+    replica_sql = _TARGET.checksum_query(plan.names.schema, plan.names.table, replica_canonical_texts(plan))
     try:
         row = target.execute(replica_sql).fetchone()
     except psycopg.errors.UndefinedTable:
@@ -82,9 +89,9 @@ def verify_table(planner: Planner, plan: TablePlan, target: psycopg.Connection) 
     return Verification(
         table=plan.config.key,
         replica=plan.names.table_key,
-        source_rows=int(source_rows or 0),
+        source_rows=source_rows,
         replica_rows=None if row is None else int(row[0]),
-        source_checksum=str(source_sum),
+        source_checksum=source_sum,
         replica_checksum=None if row is None else str(row[1]),
     )
 

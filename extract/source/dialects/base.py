@@ -124,11 +124,12 @@ class Dialect(ABC):
 
         The sum does not depend on row order, so no sort is needed on either side.
         """
+        return f"select {self.checksum_aggregates(expressions)} from {self.table_ref(schema, table)}"
+
+    def checksum_aggregates(self, expressions: Sequence[str]) -> str:
+        """The select list of `checksum_query`, for a caller that supplies its own FROM."""
         row_hash = self.hash_bits(self.row_text(expressions), 64)
-        return (
-            f"select {self.count_expression()}, cast(coalesce({self.exact_sum(row_hash)}, 0) as varchar(40)) "
-            f"from {self.table_ref(schema, table)}"
-        )
+        return f"{self.count_expression()}, cast(coalesce({self.exact_sum(row_hash)}, 0) as varchar(40))"
 
     def is_temporal(self, column: SourceColumn) -> bool:
         return column.base_type in self.temporal_types

@@ -1,0 +1,153 @@
+"""tidemark's own expectations, registered with great_expectations when this module is imported:
+
+- `expect_replica_content_to_match_source`: the replica's row count and content checksum (the
+  figures `verify` compares, computed in the target over the batch) equal the source's, which the
+  checkpoint passes as suite parameters;
+- `expect_committed_watermark_to_be_recent`: the table's committed watermark was read from the
+  source no longer ago than a limit, from the state tidemark keeps in the target."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import sqlalchemy as sa
+from great_expectations.core.metric_domain_types import MetricDomainTypes
+from great_expectations.core.suite_parameters import SuiteParameterDict
+from great_expectations.execution_engine.sqlalchemy_execution_engine import SqlAlchemyExecutionEngine
+from great_expectations.expectations.expectation import BatchExpectation
+from great_expectations.expectations.metrics.metric_provider import metric_value
+from great_expectations.expectations.metrics.table_metric_provider import TableMetricProvider
+from great_expectations.render.components import LegacyRendererType, RenderedStringTemplateContent
+from great_expectations.render.renderer.renderer import renderer
+
+from extract.source.dialects.postgres import PostgresDialect, canonical_postgres
+
+_TARGET = PostgresDialect()
+_KINDS = {"int", "decimal", "float", "timestamptz", "timestamp", "date", "time", "bool", "bytes", "uuid", "char"} | {
+    "text"
+}
+
+# The watermark's age: since the start of the run whose watermark is committed (as the lag metric).
+_WATERMARK_AGE = sa.text(
+    "select extract(epoch from clock_timestamp() - runs.started_at) "
+    "from _migration.committed_watermarks as committed "
+    "join _migration.runs as runs on committed.run_id = runs.run_id "
+    "where committed.table_key = :table_key"
+)
+
+
+def canonical_texts(canonical_columns: list[list[Any]]) -> list[str]:
+    """[[column, kind, length], ...] as written in a suite -> the replica side's canonical texts."""
+    texts = []
+    for column, kind, length in canonical_columns:
+        if kind not in _KINDS or not (length is None or isinstance(length, int)):
+            raise ValueError(f"canonical column {column!r}: unknown form {kind!r} (length {length!r})")
+        texts.append(canonical_postgres(_TARGET.quote(str(column)), kind, length))
+    return texts
+
+
+class ReplicaContentChecksum(TableMetricProvider):
+    metric_name = "tidemark.content_checksum"
+    value_keys = ("canonical_columns",)
+
+    @metric_value(engine=SqlAlchemyExecutionEngine)
+    def _sqlalchemy(
+        cls,
+        execution_engine: SqlAlchemyExecutionEngine,
+        metric_domain_kwargs: dict[str, Any],
+        metric_value_kwargs: dict[str, Any],
+        metrics: dict[str, Any],
+        runtime_configuration: dict[str, Any],
+    ) -> dict[str, Any]:
+        batch, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
+        aggregates = _TARGET.checksum_aggregates(canonical_texts(metric_value_kwargs["canonical_columns"]))
+        rows, checksum = execution_engine.execute_query(
+            sa.select(sa.literal_column(aggregates)).select_from(batch)
+        ).one()
+        return {"rows": int(rows), "checksum": str(checksum)}
+
+
+class CommittedWatermarkAge(TableMetricProvider):
+    metric_name = "tidemark.committed_watermark_age"
+    value_keys = ("table_key",)
+
+    @metric_value(engine=SqlAlchemyExecutionEngine)
+    def _sqlalchemy(
+        cls,
+        execution_engine: SqlAlchemyExecutionEngine,
+        metric_domain_kwargs: dict[str, Any],
+        metric_value_kwargs: dict[str, Any],
+        metrics: dict[str, Any],
+        runtime_configuration: dict[str, Any],
+    ) -> float | None:
+        row = execution_engine.execute_query(
+            _WATERMARK_AGE.bindparams(table_key=metric_value_kwargs["table_key"])
+        ).one_or_none()
+        return None if row is None or row[0] is None else round(float(row[0]), 1)
+
+
+def _sentence(template: str, params: dict[str, Any]) -> list[RenderedStringTemplateContent]:
+    return [
+        RenderedStringTemplateContent(
+            content_block_type="string_template",
+            string_template={"template": template, "params": params, "styling": {}},
+        )
+    ]
+
+
+class ExpectReplicaContentToMatchSource(BatchExpectation):
+    """The replica's rows and content checksum equal the source's."""
+
+    canonical_columns: list[list[Any]]
+    source_rows: int | SuiteParameterDict  # type: ignore[type-arg]  # GX's alias of a bare dict
+    source_checksum: str | SuiteParameterDict  # type: ignore[type-arg]
+
+    metric_dependencies = ("tidemark.content_checksum",)
+    success_keys = ("canonical_columns", "source_rows", "source_checksum")
+    args_keys = ("source_rows", "source_checksum")
+    library_metadata: ClassVar[dict[str, Any]] = {"maturity": "production", "tags": ["tidemark"]}
+
+    def _validate(
+        self, metrics: dict[str, Any], runtime_configuration: dict[str, Any] | None = None, execution_engine: Any = None
+    ) -> dict[str, Any]:
+        observed = metrics["tidemark.content_checksum"]
+        expected = self._get_success_kwargs()
+        same = observed["rows"] == expected["source_rows"] and observed["checksum"] == str(expected["source_checksum"])
+        seen = f"{observed['rows']} rows, checksum {observed['checksum']}"
+        return {"success": same, "result": {"observed_value": seen}}
+
+    @classmethod
+    @renderer(renderer_type=LegacyRendererType.PRESCRIPTIVE)
+    def _prescriptive_renderer(
+        cls, configuration: Any = None, result: Any = None, runtime_configuration: Any = None, **kwargs: Any
+    ) -> list[RenderedStringTemplateContent]:
+        params = dict(configuration.kwargs) if configuration is not None else {}
+        return _sentence("Content must match the source: $source_rows rows, checksum $source_checksum.", params)
+
+
+class ExpectCommittedWatermarkToBeRecent(BatchExpectation):
+    """The table's committed watermark was read from the source at most max_age_seconds ago."""
+
+    table_key: str
+    max_age_seconds: float
+
+    metric_dependencies = ("tidemark.committed_watermark_age",)
+    success_keys = ("table_key", "max_age_seconds")
+    args_keys = ("table_key", "max_age_seconds")
+    library_metadata: ClassVar[dict[str, Any]] = {"maturity": "production", "tags": ["tidemark"]}
+
+    def _validate(
+        self, metrics: dict[str, Any], runtime_configuration: dict[str, Any] | None = None, execution_engine: Any = None
+    ) -> dict[str, Any]:
+        age = metrics["tidemark.committed_watermark_age"]
+        limit = self._get_success_kwargs()["max_age_seconds"]
+        observed = "no committed watermark" if age is None else f"{age} s"
+        return {"success": age is not None and age <= limit, "result": {"observed_value": observed}}
+
+    @classmethod
+    @renderer(renderer_type=LegacyRendererType.PRESCRIPTIVE)
+    def _prescriptive_renderer(
+        cls, configuration: Any = None, result: Any = None, runtime_configuration: Any = None, **kwargs: Any
+    ) -> list[RenderedStringTemplateContent]:
+        params = dict(configuration.kwargs) if configuration is not None else {}
+        return _sentence("The committed watermark must be at most $max_age_seconds seconds old.", params)
