@@ -23,7 +23,7 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract init         make a folder a tidemark dbt project (or update tidemark's files in it)
        python -m extract dbt ARGS     dbt, configured from TIDEMARK_TARGET_URL as the extract is
        python -m extract generate     write dbt sources, replica models and snapshots from the seeds
-       python -m extract check        great-expectations row counts, source vs replica
+       python -m extract check        great-expectations checkpoint over the replicas, Data Docs
        python -m extract verify       row counts and content checksums, source vs replica
        python -m extract reconcile    find and repair what a watermark misses: deletes, backdated changes
        python -m extract status       the committed state per table (_migration._migration_state), --history

@@ -23,9 +23,9 @@ from great_expectations.render.renderer.renderer import renderer
 from extract.source.dialects.postgres import PostgresDialect, canonical_postgres
 
 _TARGET = PostgresDialect()
-_KINDS = {"int", "decimal", "float", "timestamptz", "timestamp", "date", "time", "bool", "bytes", "uuid", "char"} | {
-    "text"
-}
+_KINDS = frozenset(
+    ("int", "decimal", "float", "timestamptz", "timestamp", "date", "time", "bool", "bytes", "uuid", "char", "text")
+)
 
 # The watermark's age: since the start of the run whose watermark is committed (as the lag metric).
 _WATERMARK_AGE = sa.text(
