@@ -17,7 +17,7 @@ __all__ = ["demo"]
 
 def _check(project: Project, *args: str) -> tuple[int, dict[str, Any]]:
     done = project.cli("check", "--json", *args)
-    assert done.returncode in (0, 1), done.stderr[-3000:]
+    assert done.returncode in (0, 1) and done.stdout.startswith("{"), done.stderr[-3000:]
     return done.returncode, json.loads(done.stdout)
 
 
@@ -116,3 +116,15 @@ def test_freshness_fails_when_the_watermark_is_older_than_the_limit(demo: Projec
     assert code == 0
     done = demo.cli("check", "--max-lag", "soon")
     assert done.returncode == 2 and "'soon'" in done.stderr
+
+
+def test_a_replica_not_yet_synced_fails_its_expectations_by_name(demo: Project) -> None:
+    code, report = _check(demo, "--table", "dbo.Countries")
+    assert code == 1
+    countries = _table(report, "dbo.Countries")
+    assert not countries["success"]
+    assert all(not e["success"] for e in countries["expectations"])
+    text = demo.cli("check", "--table", "dbo.Countries")
+    assert text.returncode == 1
+    assert "dbo.Countries" in text.stdout and "no replica: sync the table first" in text.stdout
+    assert "expectations failed for dbo.Countries" in text.stderr

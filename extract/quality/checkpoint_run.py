@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 from great_expectations.core.run_identifier import RunIdentifier
 
 from extract.planning.planner import Planner
@@ -15,6 +16,9 @@ from extract.planning.table_plan import TablePlan
 from extract.project.verify import source_figures
 from extract.quality.gx_project import open_project, prepare_checkpoint
 from extract.quality.suites import gx_name, parameter_names
+from extract.source.dialects.postgres import PostgresDialect
+
+_TARGET = PostgresDialect()
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,31 @@ def _outcome(result: Any) -> ExpectationOutcome:
     )
 
 
+def _missing_replicas(planner: Planner, plans: Sequence[TablePlan]) -> set[str]:
+    """Replicas not in the target yet: GX cannot make an asset of a table that does not exist."""
+    missing = set()
+    with psycopg.connect(planner.settings.target.libpq_url, autocommit=True) as target:
+        for plan in plans:
+            name = _TARGET.quote(plan.names.schema) + "." + _TARGET.quote(plan.names.table)
+            row = target.execute("select to_regclass(%s)", (name,)).fetchone()
+            if row is None or row[0] is None:
+                missing.add(plan.names.table_key)
+    return missing
+
+
+def _not_replicated(plan: TablePlan) -> TableCheck:
+    missing = ExpectationOutcome("replica_exists", None, False, "no replica: sync the table first", True)
+    return TableCheck(plan.config.key, plan.names.table_key, gx_name(plan.names.table_key), False, (missing,))
+
+
 def run_checkpoint(planner: Planner, plans: Sequence[TablePlan], max_age_seconds: float) -> list[TableCheck]:
+    missing = _missing_replicas(planner, plans)
+    present = [p for p in plans if p.names.table_key not in missing]
+    checked = {c.replica: c for c in _validate(planner, present, max_age_seconds)} if present else {}
+    return [checked.get(p.names.table_key) or _not_replicated(p) for p in plans]
+
+
+def _validate(planner: Planner, plans: Sequence[TablePlan], max_age_seconds: float) -> list[TableCheck]:
     context = open_project(planner.settings)
     checkpoint = prepare_checkpoint(context, plans, max_age_seconds)
     parameters: dict[str, Any] = {}
