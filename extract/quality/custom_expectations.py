@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 import sqlalchemy as sa
@@ -86,16 +87,32 @@ class CommittedWatermarkAge(TableMetricProvider):
         return None if row is None or row[0] is None else round(float(row[0]), 1)
 
 
-def _sentence(template: str, params: dict[str, Any]) -> list[RenderedStringTemplateContent]:
-    return [
-        RenderedStringTemplateContent(
-            content_block_type="string_template",
-            string_template={"template": template, "params": params, "styling": {}},
-        )
-    ]
+class _SentenceExpectation(BatchExpectation):
+    """What tidemark's expectations share: Data Docs show each as one sentence of its arguments."""
+
+    sentence: ClassVar[str]
+    library_metadata: ClassVar[dict[str, Any]] = {"maturity": "production", "tags": ["tidemark"]}
+
+    @abstractmethod
+    def _validate(
+        self, metrics: dict[str, Any], runtime_configuration: dict[str, Any] | None = None, execution_engine: Any = None
+    ) -> dict[str, Any]: ...
+
+    @classmethod
+    @renderer(renderer_type=LegacyRendererType.PRESCRIPTIVE)
+    def _prescriptive_renderer(
+        cls, configuration: Any = None, result: Any = None, runtime_configuration: Any = None, **kwargs: Any
+    ) -> list[RenderedStringTemplateContent]:
+        params = dict(configuration.kwargs) if configuration is not None else {}
+        return [
+            RenderedStringTemplateContent(
+                content_block_type="string_template",
+                string_template={"template": cls.sentence, "params": params, "styling": {}},
+            )
+        ]
 
 
-class ExpectReplicaContentToMatchSource(BatchExpectation):
+class ExpectReplicaContentToMatchSource(_SentenceExpectation):
     """The replica's rows and content checksum equal the source's."""
 
     canonical_columns: list[list[Any]]
@@ -105,7 +122,7 @@ class ExpectReplicaContentToMatchSource(BatchExpectation):
     metric_dependencies = ("tidemark.content_checksum",)
     success_keys = ("canonical_columns", "source_rows", "source_checksum")
     args_keys = ("source_rows", "source_checksum")
-    library_metadata: ClassVar[dict[str, Any]] = {"maturity": "production", "tags": ["tidemark"]}
+    sentence = "Content must match the source: $source_rows rows, checksum $source_checksum."
 
     def _validate(
         self, metrics: dict[str, Any], runtime_configuration: dict[str, Any] | None = None, execution_engine: Any = None
@@ -116,16 +133,8 @@ class ExpectReplicaContentToMatchSource(BatchExpectation):
         seen = f"{observed['rows']} rows, checksum {observed['checksum']}"
         return {"success": same, "result": {"observed_value": seen}}
 
-    @classmethod
-    @renderer(renderer_type=LegacyRendererType.PRESCRIPTIVE)
-    def _prescriptive_renderer(
-        cls, configuration: Any = None, result: Any = None, runtime_configuration: Any = None, **kwargs: Any
-    ) -> list[RenderedStringTemplateContent]:
-        params = dict(configuration.kwargs) if configuration is not None else {}
-        return _sentence("Content must match the source: $source_rows rows, checksum $source_checksum.", params)
 
-
-class ExpectCommittedWatermarkToBeRecent(BatchExpectation):
+class ExpectCommittedWatermarkToBeRecent(_SentenceExpectation):
     """The table's committed watermark was read from the source at most max_age_seconds ago."""
 
     table_key: str
@@ -134,7 +143,7 @@ class ExpectCommittedWatermarkToBeRecent(BatchExpectation):
     metric_dependencies = ("tidemark.committed_watermark_age",)
     success_keys = ("table_key", "max_age_seconds")
     args_keys = ("table_key", "max_age_seconds")
-    library_metadata: ClassVar[dict[str, Any]] = {"maturity": "production", "tags": ["tidemark"]}
+    sentence = "The committed watermark must be at most $max_age_seconds seconds old."
 
     def _validate(
         self, metrics: dict[str, Any], runtime_configuration: dict[str, Any] | None = None, execution_engine: Any = None
@@ -143,11 +152,3 @@ class ExpectCommittedWatermarkToBeRecent(BatchExpectation):
         limit = self._get_success_kwargs()["max_age_seconds"]
         observed = "no committed watermark" if age is None else f"{age} s"
         return {"success": age is not None and age <= limit, "result": {"observed_value": observed}}
-
-    @classmethod
-    @renderer(renderer_type=LegacyRendererType.PRESCRIPTIVE)
-    def _prescriptive_renderer(
-        cls, configuration: Any = None, result: Any = None, runtime_configuration: Any = None, **kwargs: Any
-    ) -> list[RenderedStringTemplateContent]:
-        params = dict(configuration.kwargs) if configuration is not None else {}
-        return _sentence("The committed watermark must be at most $max_age_seconds seconds old.", params)
