@@ -17,6 +17,8 @@ PROJECT_FILES = (
     "models/state",
     "seeds/type_map.csv",
     "seeds/host_aliases.csv",
+    "gx/great_expectations.yml",
+    "gx/.gitignore",
 )
 
 

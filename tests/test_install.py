@@ -4,6 +4,7 @@ TIDEMARK_SOURCE_URL and TIDEMARK_TARGET_URL set."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -63,6 +64,8 @@ def test_pip_installed_tidemark_lands_merges_and_verifies(project: Project, tmp_
     assert tidemark("--version").stdout.strip() == f"tidemark {__version__}"
     tidemark("init", "--project-dir", str(user_project))
     assert (user_project / "macros" / "distinct_merge").is_dir()
+    assert (user_project / "macros" / "lake").is_dir()
+    assert (user_project / "gx" / "great_expectations.yml").is_file()
     (user_project / "seeds" / "sync_tables.csv").write_text(
         "source_schema,source_table\ndbo,Parts\n"  # the documented minimal seed
     )
@@ -73,10 +76,15 @@ def test_pip_installed_tidemark_lands_merges_and_verifies(project: Project, tmp_
         conn.execute('update dbo."Parts" set "Name" = \'renamed\', "ModifiedDate" = now() where "PartID" <= 7')
     tidemark("--table", "dbo.Parts", "--dbt", "build", "--quiet")
     verified = tidemark("verify", "--table", "dbo.Parts")
+    checked = tidemark("check", "--table", "dbo.Parts", "--json")
     # dbt alone, configured by the URL too; its state view then shows the merged run.
     tidemark("dbt", "build", "--select", "_migration_state")
 
     assert "same" in verified.stdout, verified.stdout
+    assert json.loads(checked.stdout)["success"] is True
+    assert (user_project / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html").is_file()
+    gx_config = (user_project / "gx" / "great_expectations.yml").read_text()
+    assert "connection_string: ${TIDEMARK_GX_TARGET_URL}" in gx_config
     schema = project.scalar(
         "select table_schema from information_schema.tables where table_name = 'parts' and table_type = 'BASE TABLE'"
     )

@@ -51,7 +51,8 @@ def test_checkpoint_passes_then_shows_a_deleted_row_in_data_docs(demo: Project, 
     gx_dir = demo.root / "gx"
     assert (gx_dir / "great_expectations.yml").is_file()
     assert (gx_dir / "checkpoints" / "tidemark.json").is_file()
-    assert "${TIDEMARK_GX_TARGET_URL}" in (gx_dir / "great_expectations.yml").read_text()
+    assert "connection_string: ${TIDEMARK_GX_TARGET_URL}" in (gx_dir / "great_expectations.yml").read_text()
+    assert "postgresql" not in (gx_dir / "great_expectations.yml").read_text()  # no URL, only its variable
 
     with demo.target() as conn:
         conn.execute(f'delete from "demo__{demo.source_db}__dbo".customers where customerid = 1')

@@ -20,6 +20,8 @@ STARTERS = (
     ("profiles.yml.example", "profiles.yml"),
     ("seeds/type_map.csv", "seeds/type_map.csv"),
     ("seeds/host_aliases.csv", "seeds/host_aliases.csv"),
+    ("gx/great_expectations.yml", "gx/great_expectations.yml"),
+    ("gx/.gitignore", "gx/.gitignore"),
 )
 SYNC_TABLES_HEADER = "source_schema,source_table,cursor_column,primary_key,enabled,asof_history\n"
 
