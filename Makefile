@@ -88,7 +88,7 @@ test: install
 	mkdir -p $(XDG_RUNTIME_DIR)
 	$(BIN)/ruff check extract tests bench docs/examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -n 2 --dist loadscope
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 # Not part of `make test`: 10M rows by default (BENCH_ROWS=1000000 make bench for a quick run).
 BENCH_VENV := .venv-bench
