@@ -50,7 +50,7 @@ def _lake_rows(spark: SparkSession, folder: Path) -> dict[str, list[tuple[Any, .
         day: sorted(
             (
                 tuple(_plain(v) for v in row)
-                for row in frame.where(f"_tidemark_sync_date = '{day}'").select(*columns).collect()
+                for row in frame.where(frame["_tidemark_sync_date"] == day).select(*columns).collect()
             ),
             key=repr,
         )

@@ -35,6 +35,23 @@ class Verification:
         return self.source_rows == self.replica_rows and self.source_checksum == self.replica_checksum
 
 
+#: Replica type prefix -> canonical form, first match wins.
+_PREFIX_KINDS = (
+    ("numeric", "decimal"),
+    ("double precision", "float"),
+    ("real", "float"),
+    ("timestamptz", "timestamptz"),
+    ("timestamp", "timestamp"),
+    ("date", "date"),
+    ("time", "time"),
+    ("boolean", "bool"),
+    ("bytea", "bytes"),
+    ("uuid", "uuid"),
+)
+#: Every form `kind_of` gives.
+CANONICAL_KINDS = frozenset({"char", "int", "text"} | {kind for _, kind in _PREFIX_KINDS})
+
+
 def kind_of(target_type: str) -> tuple[str, int | None]:
     """The canonical text form for a replica column type."""
     t = target_type.lower()
@@ -43,19 +60,7 @@ def kind_of(target_type: str) -> tuple[str, int | None]:
         return "char", int(char.group(1))
     if t in {"smallint", "integer", "bigint"}:
         return "int", None
-    prefixes = [
-        ("numeric", "decimal"),
-        ("double precision", "float"),
-        ("real", "float"),
-        ("timestamptz", "timestamptz"),
-        ("timestamp", "timestamp"),
-        ("date", "date"),
-        ("time", "time"),
-        ("boolean", "bool"),
-        ("bytea", "bytes"),
-        ("uuid", "uuid"),
-    ]
-    for prefix, kind in prefixes:
+    for prefix, kind in _PREFIX_KINDS:
         if t.startswith(prefix):
             return kind, None
     return "text", None

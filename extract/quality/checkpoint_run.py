@@ -15,7 +15,7 @@ from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.project.verify import source_figures
 from extract.quality.gx_project import open_project, prepare_checkpoint
-from extract.quality.suites import gx_name, parameter_names
+from extract.quality.suites import gx_name, is_generated, parameter_names
 from extract.source.dialects.postgres import PostgresDialect
 
 _TARGET = PostgresDialect()
@@ -51,7 +51,7 @@ def _outcome(result: Any) -> ExpectationOutcome:
         column=config.kwargs.get("column"),
         success=bool(result.success),
         observed=observed,
-        generated=(config.meta or {}).get("generated_by") == "tidemark",
+        generated=is_generated(config.meta),
     )
 
 
@@ -60,9 +60,9 @@ def _missing_replicas(planner: Planner, plans: Sequence[TablePlan]) -> set[str]:
     missing = set()
     with psycopg.connect(planner.settings.target.libpq_url, autocommit=True) as target:
         for plan in plans:
-            name = _TARGET.quote(plan.names.schema) + "." + _TARGET.quote(plan.names.table)
-            row = target.execute("select to_regclass(%s)", (name,)).fetchone()
-            if row is None or row[0] is None:
+            name = _TARGET.table_ref(plan.names.schema, plan.names.table)
+            found = target.execute("select to_regclass(%s) is not null", (name,)).fetchone()
+            if not (found and found[0]):
                 missing.add(plan.names.table_key)
     return missing
 

@@ -21,12 +21,10 @@ from great_expectations.expectations.metrics.table_metric_provider import TableM
 from great_expectations.render.components import LegacyRendererType, RenderedStringTemplateContent
 from great_expectations.render.renderer.renderer import renderer
 
+from extract.project.verify import CANONICAL_KINDS
 from extract.source.dialects.postgres import PostgresDialect, canonical_postgres
 
 _TARGET = PostgresDialect()
-_KINDS = frozenset(
-    ("int", "decimal", "float", "timestamptz", "timestamp", "date", "time", "bool", "bytes", "uuid", "char", "text")
-)
 
 # The watermark's age: since the start of the run whose watermark is committed (as the lag metric).
 _WATERMARK_AGE = sa.text(
@@ -41,7 +39,7 @@ def canonical_texts(canonical_columns: list[list[Any]]) -> list[str]:
     """[[column, kind, length], ...] as written in a suite -> the replica side's canonical texts."""
     texts = []
     for column, kind, length in canonical_columns:
-        if kind not in _KINDS or not (length is None or isinstance(length, int)):
+        if kind not in CANONICAL_KINDS or not (length is None or isinstance(length, int)):
             raise ValueError(f"canonical column {column!r}: unknown form {kind!r} (length {length!r})")
         texts.append(canonical_postgres(_TARGET.quote(str(column)), kind, length))
     return texts

@@ -21,7 +21,7 @@ from extract.planning.table_plan import TablePlan
 from extract.project.verify import kind_of
 from extract.quality.custom_expectations import ExpectCommittedWatermarkToBeRecent, ExpectReplicaContentToMatchSource
 
-GENERATED = {"generated_by": "tidemark"}
+GENERATED_BY = "tidemark"
 
 
 def _digest(table_key: str) -> str:
@@ -60,12 +60,13 @@ def generated_expectations(plan: TablePlan, max_age_seconds: float) -> list[Expe
         )
     )
     for expectation in expectations:
-        expectation.meta = dict(GENERATED)
+        expectation.meta = {"generated_by": GENERATED_BY}
     return expectations
 
 
-def is_generated(expectation: Expectation) -> bool:
-    return (expectation.meta or {}).get("generated_by") == GENERATED["generated_by"]
+def is_generated(meta: dict[str, Any] | None) -> bool:
+    """Whether an expectation with this meta is tidemark's, rewritten at each check."""
+    return (meta or {}).get("generated_by") == GENERATED_BY
 
 
 def regenerate_suite(context: Any, plan: TablePlan, max_age_seconds: float) -> Any:
@@ -74,7 +75,7 @@ def regenerate_suite(context: Any, plan: TablePlan, max_age_seconds: float) -> A
         suite = context.suites.get(name)
     except DataContextError:
         suite = context.suites.add(gx.ExpectationSuite(name=name, meta={"replica": plan.names.table_key}))
-    own = [e for e in suite.expectations if not is_generated(e)]
+    own = [e for e in suite.expectations if not is_generated(e.meta)]
     suite.expectations = generated_expectations(plan, max_age_seconds) + own
     suite.save()
     return suite
