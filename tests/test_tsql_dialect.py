@@ -45,6 +45,13 @@ def parse(sql: str) -> exp.Expression:
 
 
 WATERMARK = datetime(2026, 11, 1, 12, 30, 15, 123456)
+#: The seeds' type map's targets of SQL Server's calendar types (read as numbers of days or microseconds).
+CALENDAR_TARGETS = {
+    "date": "date",
+    "datetime": "timestamp(3)",
+    "datetime2": "timestamp(6)",
+    "smalldatetime": "timestamp(0)",
+}
 
 
 def page_queries(
@@ -54,7 +61,9 @@ def page_queries(
     of a partition closed or open at either end, as Spark sends them (its columns, then the filter)."""
     bound = DIALECT.cursor_lower_bound(WATERMARK, cursor) if cursor else None
     ref = DIALECT.table_ref(table.schema, table.name) + DIALECT.table_hint(hint)
-    select_list = ", ".join(DIALECT.select_expression(c, t) for c, t in columns)
+    select_list = ", ".join(
+        DIALECT.select_expression(c, t, CALENDAR_TARGETS.get(c.base_type, "text")) for c, t in columns
+    )
     queries = []
     for segment in segments(DIALECT, table, cursor, bound):
         queries.append(count_query(DIALECT, ref, segment.base))
@@ -232,3 +241,29 @@ def test_a_rowversion_cursor_reads_from_the_lowest_active_modify_id() -> None:
             boundary_query(DIALECT, "[Sales].[Orders]", segment.order, segment.base),
         ):
             parse(sql)
+
+
+@pytest.mark.parametrize(
+    ("column", "target", "read"),
+    [
+        (col("Born", "date"), "date", "datediff(day, cast('1970-01-01' as date), [Born])"),
+        (
+            col("At", "datetime2", precision=7),
+            "timestamp(6)",
+            "datediff_big(microsecond, cast('1970-01-01' as datetime2(7)), [At])",
+        ),
+        (
+            col("ModifiedDate", "datetime"),
+            "timestamp(3)",
+            "datediff_big(microsecond, cast('1970-01-01' as datetime2(7)), cast([ModifiedDate] as datetime2(3)))",
+        ),
+        (col("ModifiedDate", "datetime"), "text", None),
+        (col("Stamp", "datetimeoffset", precision=7), "timestamptz", None),
+    ],
+)
+def test_calendar_values_are_read_as_numbers(column: SourceColumn, target: str, read: str | None) -> None:
+    # Never through java.sql.Date or Timestamp, whose calendar has no 1582-10-05 to 1582-10-14.
+    expression = DIALECT.select_expression(column, "native", target)
+    quoted = DIALECT.quote(column.name)
+    assert expression == (quoted if read is None else f"{read} as {quoted}")
+    parse(f"select {expression} from [dbo].[T]")

@@ -178,7 +178,9 @@ class Planner:
         )
 
     def partition_source(self, plan: TablePlan) -> PartitionSource:
-        select_list = ", ".join(self.dialect.select_expression(c.source, c.transfer) for c in plan.columns)
+        select_list = ", ".join(
+            self.dialect.select_expression(c.source, c.transfer, c.target_type) for c in plan.columns
+        )
         return PartitionSource(self.runtime, self.dialect, self.settings.source, self.table_ref(plan), select_list)
 
     def table_ref(self, plan: TablePlan) -> str:

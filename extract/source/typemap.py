@@ -23,7 +23,9 @@ class MappedColumn:
     source: SourceColumn
     target_name: str
     target_type: str
-    transfer: str  # "native": the JDBC value as it is; "text": read as text, cast by Postgres
+    #: "native": the JDBC value as it is (dates and date-times as numbers, Dialect.select_expression);
+    #: "text": read as text, cast by Postgres.
+    transfer: str
     #: The type map's notes on this mapping (why it is lossy or what it takes), for the docs.
     note: str = ""
 

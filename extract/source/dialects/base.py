@@ -5,9 +5,23 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import datetime, time, timedelta
+from typing import Literal
 
 from extract.core.quoting import sql_string
 from extract.source.catalog import SourceColumn
+
+EpochUnit = Literal["day", "microsecond"]
+
+
+def epoch_unit(target_type: str) -> EpochUnit | None:
+    """How a calendar value is read for a column of `target_type`: the landing classes
+    (extract/landing/jvm) write an integer as a date, a bigint as a timestamp."""
+    base = target_type.split("(", 1)[0].strip().lower()
+    if base == "date":
+        return "day"
+    if base in {"timestamp", "timestamptz", "timestamp without time zone", "timestamp with time zone"}:
+        return "microsecond"
+    return None
 
 
 class Dialect(ABC):
@@ -21,6 +35,8 @@ class Dialect(ABC):
     #: Base type names of a modify id (SQL Server's rowversion): a number every insert and update
     #: takes anew from one increasing counter of the database.
     modify_id_types: frozenset[str] = frozenset()
+    #: Base type names of the dates and date-times read as numbers (`epoch_expression`).
+    calendar_types: frozenset[str] = frozenset()
 
     @abstractmethod
     def quote(self, identifier: str) -> str:
@@ -171,7 +187,17 @@ class Dialect(ABC):
         since_epoch = (watermark - datetime(1970, 1, 1)) // timedelta(microseconds=1)
         return watermark - timedelta(microseconds=since_epoch % micros) - step
 
-    def select_expression(self, column: SourceColumn, transfer: str) -> str:
+    def epoch_expression(self, column: SourceColumn, unit: EpochUnit) -> str:
+        """`column` as whole days or microseconds since 1970-01-01 00:00 (floored), an integer."""
+        raise NotImplementedError(f"{self.name} has no calendar types")
+
+    def select_expression(self, column: SourceColumn, transfer: str, target_type: str) -> str:
         if transfer == "text":
             return f"{self.text_expression(column)} as {self.quote(column.name)}"
+        unit = epoch_unit(target_type) if column.base_type in self.calendar_types else None
+        if unit is not None:
+            # The JDBC drivers hand dates and date-times to Spark through java.sql.Date and Timestamp,
+            # whose calendar is Julian before 1582-10-15: 1582-10-05 to 1582-10-14 do not exist there and
+            # shift by ten days. A number of days or microseconds crosses every layer unchanged.
+            return f"{self.epoch_expression(column, unit)} as {self.quote(column.name)}"
         return self.quote(column.name)

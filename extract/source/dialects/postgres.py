@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from extract.core.quoting import postgres_identifier
 from extract.source.catalog import SourceColumn
 from extract.source.dialects import postgres_catalog as catalog_sql
-from extract.source.dialects.base import Dialect
+from extract.source.dialects.base import Dialect, EpochUnit
 
 # format_type() puts the modifier in the middle for "timestamp(3) without time zone".
 _TYPE = re.compile(
@@ -24,6 +24,7 @@ class PostgresDialect(Dialect):
     zoned_types = frozenset({"timestamp with time zone"})
     #: The stand-in's rowversion: a domain over bigint that extract/devtools/rowversion.py sets up.
     modify_id_types = frozenset({"rowversion"})
+    calendar_types = temporal_types
 
     def quote(self, identifier: str) -> str:
         return postgres_identifier(identifier)
@@ -84,6 +85,13 @@ class PostgresDialect(Dialect):
         if column.base_type in self.zoned_types:
             return f"cast('{value:%Y-%m-%d %H:%M:%S.%f}+00' as timestamp with time zone)"
         return f"cast('{value:%Y-%m-%d %H:%M:%S.%f}' as timestamp)"
+
+    def epoch_expression(self, column: SourceColumn, unit: EpochUnit) -> str:
+        quoted = self.quote(column.name)
+        if unit == "day":
+            return f"(cast({quoted} as date) - date '1970-01-01')"
+        # Exact: extract returns numeric; a zoned value counts from 1970-01-01 UTC.
+        return f"cast(floor(extract(epoch from {quoted}) * 1000000) as bigint)"
 
     def text_expression(self, column: SourceColumn) -> str:
         return f"cast({self.quote(column.name)} as text)"

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from extract.core.quoting import sql_string, tsql_identifier
 from extract.source.catalog import SourceColumn
 from extract.source.dialects import tsql_catalog as catalog_sql
-from extract.source.dialects.base import Dialect
+from extract.source.dialects.base import Dialect, EpochUnit
 
 _UNICODE_LENGTH = frozenset({"nvarchar", "nchar"})
 _BYTE_LENGTH = frozenset({"varchar", "char", "varbinary", "binary"})
@@ -24,6 +24,7 @@ class TsqlDialect(Dialect):
     temporal_types = frozenset({"datetime", "datetime2", "smalldatetime", "date", "datetimeoffset"})
     zoned_types = frozenset({"datetimeoffset"})
     modify_id_types = frozenset({"timestamp", "rowversion"})
+    calendar_types = frozenset({"date", "datetime", "datetime2", "smalldatetime"})
 
     def quote(self, identifier: str) -> str:
         return tsql_identifier(identifier)
@@ -93,6 +94,15 @@ class TsqlDialect(Dialect):
         if column.base_type in self.zoned_types:
             return f"cast('{value:%Y-%m-%dT%H:%M:%S.%f}+00:00' as datetimeoffset(7))"
         return f"cast('{value:%Y-%m-%dT%H:%M:%S.%f}' as datetime2(7))"
+
+    def epoch_expression(self, column: SourceColumn, unit: EpochUnit) -> str:
+        quoted = self.quote(column.name)
+        if unit == "day":
+            return f"datediff(day, cast('1970-01-01' as date), {quoted})"
+        # datetime's 1/300 s ticks as the milliseconds its canonical text shows; datediff_big counts
+        # the microsecond boundaries crossed, so datetime2(7)'s seventh digit is dropped, as verify expects.
+        value = f"cast({quoted} as datetime2(3))" if column.base_type == "datetime" else quoted
+        return f"datediff_big(microsecond, cast('1970-01-01' as datetime2(7)), {value})"
 
     def text_expression(self, column: SourceColumn) -> str:
         quoted = self.quote(column.name)

@@ -63,15 +63,18 @@ final class BinaryFields {
                     out.putInt(Float.floatToRawIntBits(row.getFloat(i)));
                 } : null;
             case "date":
-                return type instanceof DateType ? (row, i, out) -> {
+                // An integer is a day number: how the source dialects read a calendar date.
+                return type instanceof DateType || type instanceof IntegerType ? (row, i, out) -> {
                     out.putInt(4);
                     out.putInt(row.getInt(i) - EPOCH_DAYS);
                 } : null;
             case "timestamp":
             case "timestamptz":
                 // An instant fits either column (as UTC wall-clock time without a time zone, as the
-                // text format does); a local date-time only fits a column without a time zone.
-                boolean fits = type instanceof TimestampType || (type instanceof TimestampNTZType && base.equals("timestamp"));
+                // text format does); a local date-time only fits a column without a time zone. A bigint
+                // is microseconds since 1970-01-01 00:00 UTC: how the source dialects read a date-time.
+                boolean fits = type instanceof TimestampType || type instanceof LongType
+                        || (type instanceof TimestampNTZType && base.equals("timestamp"));
                 return fits ? (row, i, out) -> {
                     out.putInt(8);
                     out.putLong(row.getLong(i) - EPOCH_MICROS);

@@ -65,7 +65,7 @@ public final class CopyLanding {
         FieldWriter[] writers = binaryWriters(fields, targetTypes);
         boolean binary = writers != null;
         if (!binary) {
-            writers = textWriters(fields);
+            writers = textWriters(fields, targetTypes);
         }
         String statement = binary ? copyStatement + " (format binary)" : copyStatement;
         return new PartitionLander(
@@ -86,10 +86,10 @@ public final class CopyLanding {
         return writers;
     }
 
-    private static FieldWriter[] textWriters(StructField[] fields) {
+    private static FieldWriter[] textWriters(StructField[] fields, String[] targetTypes) {
         FieldWriter[] writers = new FieldWriter[fields.length];
         for (int i = 0; i < fields.length; i++) {
-            writers[i] = TextFields.forType(fields[i].dataType());
+            writers[i] = TextFields.forColumn(fields[i].dataType(), targetTypes[i]);
             if (writers[i] == null) {
                 throw new IllegalArgumentException(
                         "column " + fields[i].name() + ": cannot land Spark type " + fields[i].dataType().simpleString());

@@ -2,6 +2,7 @@ package tidemark.landing;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
+import java.util.Locale;
 
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.BinaryType;
@@ -28,6 +29,30 @@ final class TextFields {
     };
 
     private TextFields() {}
+
+    /**
+     * The writer for a Spark type landing in a Postgres type, or null when there is none: an integer
+     * into a date is a day number, a bigint into a timestamp microseconds since 1970-01-01 00:00 UTC
+     * (how the source dialects read calendar values); anything else is written as its own type says.
+     */
+    static FieldWriter forColumn(DataType type, String targetType) {
+        String target = targetType.toLowerCase(Locale.ROOT);
+        int paren = target.indexOf('(');
+        String base = (paren < 0 ? target : target.substring(0, paren)).trim();
+        if (type instanceof IntegerType && base.equals("date")) {
+            return (row, i, out) -> putDate(out, row.getInt(i), true);
+        }
+        if (type instanceof LongType && base.startsWith("timestamp")) {
+            boolean zoned = base.equals("timestamptz") || base.endsWith("with time zone");
+            return (row, i, out) -> {
+                putTimestamp(out, row.getLong(i));
+                if (zoned) {
+                    out.putAscii("+00");
+                }
+            };
+        }
+        return forType(type);
+    }
 
     /** The writer for a Spark type, or null when there is none. */
     static FieldWriter forType(DataType type) {
