@@ -267,3 +267,11 @@ def test_calendar_values_are_read_as_numbers(column: SourceColumn, target: str, 
     quoted = DIALECT.quote(column.name)
     assert expression == (quoted if read is None else f"{read} as {quoted}")
     parse(f"select {expression} from [dbo].[T]")
+
+
+def test_a_row_text_of_1024_columns_passes_no_function_more_than_100_arguments() -> None:
+    columns = [col(f"C{n}", "int") for n in range(1024)]
+    sql = DIALECT.checksum_query("dbo", "Wide", [DIALECT.canonical_text(c, "int", None) for c in columns])
+    calls = list(parse(sql).find_all(exp.ConcatWs))
+    assert len(calls) > 1
+    assert max(len(call.expressions) for call in calls) <= 100

@@ -24,6 +24,21 @@ def epoch_unit(target_type: str) -> EpochUnit | None:
     return None
 
 
+#: Arguments per concat_ws call in a row text: Postgres takes at most 100 arguments to a function,
+#: SQL Server's concat_ws 254, and a table can have 1,024 columns (SQL Server) or 1,600 (Postgres).
+ROW_TEXT_CHUNK = 90
+
+
+def joined_text(separator: str, expressions: Sequence[str]) -> str:
+    """The expressions, NULL written as \\N, joined by `separator` with concat_ws calls of at most
+    ROW_TEXT_CHUNK arguments each, nested: none of the parts is NULL, so nesting joins the same text."""
+    parts = [f"coalesce({e}, '\\N')" for e in expressions]
+    while len(parts) > ROW_TEXT_CHUNK:
+        chunks = [parts[i : i + ROW_TEXT_CHUNK] for i in range(0, len(parts), ROW_TEXT_CHUNK)]
+        parts = [f"concat_ws({separator}, {', '.join(chunk)})" for chunk in chunks]
+    return f"concat_ws({separator}, {', '.join(parts)})"
+
+
 class Dialect(ABC):
     """One source database family. Subclasses hold every piece of SQL that differs."""
 

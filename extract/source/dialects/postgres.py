@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from extract.core.quoting import postgres_identifier
 from extract.source.catalog import SourceColumn
 from extract.source.dialects import postgres_catalog as catalog_sql
-from extract.source.dialects.base import Dialect, EpochUnit
+from extract.source.dialects.base import Dialect, EpochUnit, joined_text
 
 # format_type() puts the modifier in the middle for "timestamp(3) without time zone".
 _TYPE = re.compile(
@@ -141,7 +141,7 @@ def canonical_postgres(quoted: str, kind: str, length: int | None) -> str:
 
 
 def row_text_postgres(expressions: Sequence[str]) -> str:
-    return "concat_ws(chr(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
+    return joined_text("chr(31)", expressions)
 
 
 def hash_bits_postgres(text: str, bits: int) -> str:

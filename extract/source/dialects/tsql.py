@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from extract.core.quoting import sql_string, tsql_identifier
 from extract.source.catalog import SourceColumn
 from extract.source.dialects import tsql_catalog as catalog_sql
-from extract.source.dialects.base import Dialect, EpochUnit
+from extract.source.dialects.base import Dialect, EpochUnit, joined_text
 
 _UNICODE_LENGTH = frozenset({"nvarchar", "nchar"})
 _BYTE_LENGTH = frozenset({"varchar", "char", "varbinary", "binary"})
@@ -150,7 +150,7 @@ class TsqlDialect(Dialect):
         return forms.get(kind, self.text_expression(column))
 
     def row_text(self, expressions: Sequence[str]) -> str:
-        return "concat_ws(char(31), " + ", ".join(f"coalesce({e}, '\\N')" for e in expressions) + ")"
+        return joined_text("char(31)", expressions)
 
     def hash_bits(self, text: str, bits: int) -> str:
         # UTF-8 bytes (SQL Server 2019+), as Postgres hashes them; binary converts to bigint big-endian.
