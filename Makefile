@@ -64,6 +64,7 @@ $(JDBC_JAR):
 demo: install
 	mkdir -p $(XDG_RUNTIME_DIR)
 	$(BIN)/python -m extract demo setup --size $${DEMO_SIZE:-2000}
+	$(BIN)/python -m extract init
 	@echo "== first sync: extract, a snapshot for the as-of history, dbt build, row-count checks, docs"
 	$(ENV) $(BIN)/python -m extract --all
 	$(ENV) $(BIN)/python -m extract --table dbo.Customers --snapshot-date $$(date -u -d yesterday +%F)

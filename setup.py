@@ -9,12 +9,11 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-#: Kept in step with extract/project/scaffold.py's PROJECT_FILES.
+#: What extract/project/scaffold.py's init writes from: the starter files and tidemark's dbt package.
 PROJECT_FILES = (
     "dbt_project.yml",
     "profiles.yml.example",
-    "macros",
-    "models/state",
+    "dbt_package",
     "seeds/type_map.csv",
     "seeds/host_aliases.csv",
     "gx/great_expectations.yml",

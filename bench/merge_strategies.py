@@ -19,7 +19,8 @@ from psycopg import sql
 
 from bench.measure import run
 from bench.tidemark_sync import DBT, REPO
-from extract.core.sql_contract import DBT_VARS
+from extract.project.model_configs import STRATEGY_MACRO
+from extract.project.package import PACKAGE_FOLDER, install_package
 
 SCHEMA = "merge_cmp"
 STRATEGIES = ("distinct_merge", "merge", "delete+insert")
@@ -33,7 +34,9 @@ macro-paths: ["macros"]
 model-paths: ["models"]
 flags:
   send_anonymous_usage_stats: false
-vars: {vars}
+dispatch:
+  - macro_namespace: dbt
+    search_order: ["tidemark_merge_cmp", "tidemark", "dbt"]
 """
 
 _SOURCES = f"""\
@@ -69,9 +72,11 @@ def _model_name(strategy: str) -> str:
 def _write_project(root: Path) -> None:
     shutil.rmtree(root, ignore_errors=True)
     (root / "models").mkdir(parents=True)
-    shutil.copytree(REPO / "macros", root / "macros")
+    (root / "macros").mkdir()
+    (root / "macros" / "get_incremental_distinct_merge_sql.sql").write_text(STRATEGY_MACRO)
+    install_package(root, REPO / PACKAGE_FOLDER)
     shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
-    (root / "dbt_project.yml").write_text(_PROJECT.format(vars=json.dumps(DBT_VARS)))  # JSON is YAML
+    (root / "dbt_project.yml").write_text(_PROJECT)
     (root / "models" / "_merge_cmp__sources.yml").write_text(_SOURCES)
     for strategy in STRATEGIES:
         body = _MODEL.format(strategy=strategy, schema=SCHEMA)

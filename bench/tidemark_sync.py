@@ -16,6 +16,7 @@ import psutil
 import psycopg
 
 from bench.measure import Measured, run
+from extract.project.package import PACKAGE_FOLDER, install_package
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -74,12 +75,9 @@ class TidemarkProject:
         }
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
-        for name in ("dbt_project.yml", "macros", "seeds", "models/state"):
-            source, copy = REPO / name, root / name
-            if source.is_dir():
-                shutil.copytree(source, copy)
-            else:
-                shutil.copy(source, copy)
+        shutil.copy(REPO / "dbt_project.yml", root / "dbt_project.yml")
+        shutil.copytree(REPO / "seeds", root / "seeds")
+        install_package(root, REPO / PACKAGE_FOLDER)
         (root / "snapshots").mkdir()
         shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
         (root / "seeds" / "sync_tables.csv").write_text(sync_tables)

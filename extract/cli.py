@@ -38,12 +38,13 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
 def _run_extract(argv: Sequence[str]) -> int:
     args = extract_parser(USAGE).parse_args(argv)
     from extract.config.durations import parse_duration
-    from extract.config.settings import MAX_EVERY, MIN_EVERY, dbt_profile_env, load_settings
+    from extract.config.settings import MAX_EVERY, MIN_EVERY, load_settings
     from extract.every import SyncEvery
     from extract.metrics import Metrics, metrics_port_setting
     from extract.reconcile.run import ReconcileOptions
     from extract.report import print_report
-    from extract.runtime.dbt import InProcessDbt, parse_dbt_args
+    from extract.runtime.dbt import parse_dbt_args
+    from extract.runtime.dbt_setup import in_process_dbt
     from extract.runtime.spark import SparkRuntime
     from extract.sync_pass import PassRequest, SyncPass
 
@@ -65,10 +66,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         partition_rows=args.partition_rows,
         parallel=args.parallel,
     )
-    if dbt_args is not None:
-        # dbt's profile reads the target's parts: TIDEMARK_TARGET_URL alone configures both.
-        os.environ.update(dbt_profile_env(settings.target))
-    dbt = None if dbt_args is None else InProcessDbt(dbt_args, settings.project_dir)
+    dbt = in_process_dbt(dbt_args, settings)
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars, verbose=args.verbose, jvm_log=settings.jvm_log)
     request = PassRequest(
         table_names=None if args.all else list(args.table),

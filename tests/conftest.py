@@ -28,6 +28,7 @@ from extract.devtools import server
 from extract.devtools.ddl_times import install_ddl_times
 from extract.planning.planner import Planner
 from extract.project.generate import Origin, write_project_files
+from extract.project.package import PACKAGE_FOLDER, install_package
 from extract.runtime.spark import SparkRuntime, get_spark
 from extract.table_run import RunResult, run_table
 
@@ -160,7 +161,7 @@ def new_project(root: Path, admin_url: str, spark: SparkSession) -> Iterator[Pro
     of its own, dropped afterwards."""
     tag = f"{os.getpid()}_{next(_counter)}"
     root.mkdir(parents=True)
-    for name in ("dbt_project.yml", "macros", "seeds", "models/state", "gx"):
+    for name in ("dbt_project.yml", "seeds", "gx"):
         src = REPO / name
         dst = root / name
         if src.is_dir():
@@ -170,6 +171,7 @@ def new_project(root: Path, admin_url: str, spark: SparkSession) -> Iterator[Pro
             shutil.copy(src, dst)
     (root / "snapshots").mkdir()
     shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
+    install_package(root, REPO / PACKAGE_FOLDER)
     proj = Project(root, admin_url, spark, tag)
     with psycopg.connect(admin_url, autocommit=True) as admin:
         for db in (proj.source_db, proj.target_db):

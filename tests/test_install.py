@@ -63,8 +63,9 @@ def test_pip_installed_tidemark_lands_merges_and_verifies(project: Project, tmp_
 
     assert tidemark("--version").stdout.strip() == f"tidemark {__version__}"
     tidemark("init", "--project-dir", str(user_project))
-    assert (user_project / "macros" / "distinct_merge").is_dir()
-    assert (user_project / "macros" / "lake").is_dir()
+    package = user_project / "dbt_packages" / "tidemark"
+    assert (package / "macros" / "distinct_merge").is_dir() and (package / "models" / "state").is_dir()
+    assert not (user_project / "macros").exists()  # a project's macros folder is its own
     assert (user_project / "gx" / "great_expectations.yml").is_file()
     (user_project / "seeds" / "sync_tables.csv").write_text(
         "source_schema,source_table\ndbo,Parts\n"  # the documented minimal seed

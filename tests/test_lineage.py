@@ -37,14 +37,14 @@ def test_the_lineage_starts_at_the_source(project: Project, tmp_path: Path) -> N
     project.dbt("docs", "generate")
     manifest = _manifest(project)
     names = {t: project.planner.plan(project.planner.find(f"dbo.{t}")).names for t in ("Items", "Tags")}
-    models = {t: f"model.tidemark.{n.model_name}" for t, n in names.items()}
+    models = {t: f"model.tidemark_replicas.{n.model_name}" for t, n in names.items()}
 
-    origin = f"source.tidemark.origin__demo__{project.source_db}__dbo.items"
+    origin = f"source.tidemark_replicas.origin__demo__{project.source_db}__dbo.items"
     source = manifest["sources"][origin]
     assert source["identifier"] == "Items" and source["schema"] == "dbo"
     assert source["source_meta"]["system"] == "PostgreSQL" and source["source_meta"]["database"] == project.source_db
     replica = manifest["nodes"][models["Items"]]
-    staging = f"source.tidemark.{names['Items'].schema}.{names['Items'].staging_table}"
+    staging = f"source.tidemark_replicas.{names['Items'].schema}.{names['Items'].staging_table}"
     assert sorted(replica["depends_on"]["nodes"]) == sorted([origin, staging])
 
     state = manifest["nodes"]["model.tidemark._migration_state"]

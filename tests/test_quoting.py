@@ -42,7 +42,7 @@ SPARK_HOSTILE = ["${env:HOME}", "${spark.app.name}", "$${x}", "it's", "\\'", "a\
 @example("${env:HOME}")
 def test_a_spark_string_literal_reads_back_as_the_value(spark: SparkSession, value: str) -> None:
     # Spark substitutes ${...} in the statement's text before it parses it: a "$" must not reach it.
-    macro = (REPO / "macros" / "shared" / "tidemark_spark_string.sql").read_text()
+    macro = (REPO / "dbt_package" / "macros" / "shared" / "tidemark_spark_string.sql").read_text()
     literal = SandboxedEnvironment().from_string(macro + "{{ tidemark_spark_string(value) }}").render(value=value)
     assert spark.sql(f"select {literal} as value").collect()[0][0] == value
 

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from extract.config.dbt_profile import check_profile
 from extract.config.environment import dbt_profiles_dir, project_dir
 from extract.config.settings import dbt_profile_env, target_from_env
 
@@ -17,8 +18,10 @@ def main(argv: Sequence[str]) -> int:
     if not args or args[0] in {"-h", "--help"}:
         print(f"usage: python -m extract dbt DBT_COMMAND [DBT_OPTIONS...]\n\n{__doc__}")
         return 0 if args else 2
-    os.environ.update(dbt_profile_env(target_from_env()))
+    target = target_from_env()
+    os.environ.update(dbt_profile_env(target))
     project = project_dir()
+    check_profile(project, target)
     if "--project-dir" not in args:
         args += ["--project-dir", str(project)]
     profiles = dbt_profiles_dir(project)

@@ -1,6 +1,7 @@
 """`python -m extract init`: make the project folder (--project-dir, TIDEMARK_PROJECT_DIR, else the current
-one) a tidemark dbt project: tidemark's macros and state models (replaced), and dbt_project.yml,
-profiles.yml and the seeds (written when missing)."""
+one) a tidemark dbt project: tidemark's dbt package linked as dbt_packages/tidemark, and dbt_project.yml,
+profiles.yml, packages.yml and the seeds written when missing. Nothing of the project's own is changed:
+a kept file that lacks what tidemark needs is named, with the fix, and nothing is written."""
 
 from __future__ import annotations
 
@@ -20,6 +21,6 @@ def main(argv: Sequence[str]) -> int:
     print(
         f"{folder} is a tidemark dbt project; list the tables to sync in seeds/sync_tables.csv"
         if written
-        else f"{folder} is tidemark's own project: nothing to write"
+        else f"{folder} is up to date with this tidemark: nothing to write"
     )
     return 0

@@ -4,7 +4,6 @@ what repairs them (rows the source deleted, backdated changes, changed keys); `d
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 
 from extract.core.errors import TidemarkError
@@ -53,13 +52,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv)
-    from extract.config.settings import dbt_profile_env, load_settings
+    from extract.config.settings import load_settings
     from extract.planning.planner import Planner
     from extract.reconcile.run import ReconcileOptions
     from extract.reconcile_pass import ReconcilePass, ReconcileRequest
     from extract.report import print_report
     from extract.run_results import record_report
-    from extract.runtime.dbt import InProcessDbt, parse_dbt_args
+    from extract.runtime.dbt import parse_dbt_args
+    from extract.runtime.dbt_setup import in_process_dbt
     from extract.runtime.spark import SparkRuntime
 
     repeated = sorted({name for name in args.table or [] if args.table.count(name) > 1})
@@ -67,9 +67,7 @@ def main(argv: Sequence[str]) -> int:
         raise TidemarkError(f"--table {repeated[0]!r} is given more than once: name each table once")
     dbt_args = None if args.dbt is None else parse_dbt_args(args.dbt)
     settings = load_settings(master=args.master, parallel=args.parallel)
-    if dbt_args is not None:
-        os.environ.update(dbt_profile_env(settings.target))
-    dbt = None if dbt_args is None else InProcessDbt(dbt_args, settings.project_dir)
+    dbt = in_process_dbt(dbt_args, settings)
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars, verbose=args.verbose, jvm_log=settings.jvm_log)
     request = ReconcileRequest(
         table_names=None if args.all else list(args.table),

@@ -1,8 +1,8 @@
 """Names and values that the extract (Python) and the dbt macros (SQL) must agree on.
 
-dbt_project.yml hands the same values to the macros as vars (`tidemark_*`);
-tests/test_sql_contract.py checks that the two agree and that no macro or model
-spells one out instead of reading its var.
+The dbt package's macro `tidemark_contract(name)` (dbt_package/macros/shared/tidemark_contract.sql)
+returns the same values to the macros; tests/test_sql_contract.py checks that the two agree and that
+no macro or model spells one out instead of asking for it.
 """
 
 #: Landing tables' own columns: the run that landed a row, and its partition of the run's plan.
@@ -25,15 +25,15 @@ HISTORY_LOCK_PREFIX = "tidemark:history:"
 #: Postgres types without an equality operator: compared as their text.
 UNCOMPARABLE_TYPES = ("xml", "json")
 
-#: The dbt var that carries each value to the macros.
-DBT_VARS = {
-    "tidemark_run_id_column": RUN_ID_COLUMN,
-    "tidemark_partition_column": PARTITION_COLUMN,
-    "tidemark_merge_lock_prefix": MERGE_LOCK_PREFIX,
-    "tidemark_history_lock_prefix": HISTORY_LOCK_PREFIX,
-    "tidemark_uncomparable_types": list(UNCOMPARABLE_TYPES),
-    "tidemark_tombstone_prefix": TOMBSTONE_PREFIX,
-    "tidemark_key_hash_column": KEY_HASH_COLUMN,
-    "tidemark_row_hash_column": ROW_HASH_COLUMN,
-    "tidemark_history_suffix": HISTORY_SUFFIX,
+#: What tidemark_contract(name) returns to the macros, by name.
+MACRO_CONTRACT = {
+    "run_id_column": RUN_ID_COLUMN,
+    "partition_column": PARTITION_COLUMN,
+    "merge_lock_prefix": MERGE_LOCK_PREFIX,
+    "history_lock_prefix": HISTORY_LOCK_PREFIX,
+    "uncomparable_types": list(UNCOMPARABLE_TYPES),
+    "tombstone_prefix": TOMBSTONE_PREFIX,
+    "key_hash_column": KEY_HASH_COLUMN,
+    "row_hash_column": ROW_HASH_COLUMN,
+    "history_suffix": HISTORY_SUFFIX,
 }

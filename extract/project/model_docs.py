@@ -35,7 +35,7 @@ def asof_history_doc(plan: TablePlan) -> dict[str, Any]:
             "unique_key": texts(plan.key_columns),
             "snapshots_of": names.table_key,
         },
-        "data_tests": [{"versions_do_not_overlap": {"arguments": {"key_columns": texts(plan.key_columns)}}}],
+        "data_tests": [{"tidemark.versions_do_not_overlap": {"arguments": {"key_columns": texts(plan.key_columns)}}}],
         "columns": [
             {
                 "name": "valid_from",
@@ -75,7 +75,9 @@ def _column_doc(plan: TablePlan, index: int) -> dict[str, Any]:
     if col.target_name in plan.key_columns:
         # tidemark's own tests: they quote the column name themselves (dbt's `quote: true` does not
         # double a `"` inside it).
-        doc["data_tests"] = ["tidemark_not_null"] + (["tidemark_unique"] if len(plan.key_columns) == 1 else [])
+        doc["data_tests"] = ["tidemark.tidemark_not_null"] + (
+            ["tidemark.tidemark_unique"] if len(plan.key_columns) == 1 else []
+        )
     return doc
 
 
@@ -96,7 +98,11 @@ def model_doc(plan: TablePlan) -> dict[str, Any]:
         doc["config"]["tidemark_unique_keys"] = [texts(columns) for columns in plan.unique_key_columns]
     if len(plan.key_columns) > 1:
         doc["data_tests"] = [
-            {"unique_combination_of_columns": {"arguments": {"combination_of_columns": texts(plan.key_columns)}}}
+            {
+                "tidemark.unique_combination_of_columns": {
+                    "arguments": {"combination_of_columns": texts(plan.key_columns)}
+                }
+            }
         ]
     return doc
 

@@ -32,7 +32,7 @@ def parse_dbt_args(text: str) -> list[str]:
 
 
 #: What dbt reads to build its manifest; a change to any of these is read again before the next run.
-PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "seeds", "snapshots", "tests", "analyses")
+PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "macros_generated", "seeds", "snapshots", "tests", "analyses")
 
 
 def project_fingerprint(project: Path) -> tuple[int, int]:

@@ -1,0 +1,15 @@
+{#-
+  The replica's columns a merge writes from `batch`: those the batch holds, less the
+  key and row hashes that Postgres generates for reconcile (extract/reconcile/hashes.py).
+  A column the source dropped stays in a replica whose on_schema_change is
+  append_new_columns, with the values it had: the batch does not hold it.
+-#}
+{% macro tidemark_replica_columns(columns, batch) -%}
+    {%- set generated = [tidemark.tidemark_contract('key_hash_column'), tidemark.tidemark_contract('row_hash_column')] -%}
+    {%- set landed = adapter.get_columns_in_relation(batch) | map(attribute='name') | list -%}
+    {%- set own = [] -%}
+    {%- for column in columns -%}
+        {%- if column.name not in generated and column.name in landed -%}{%- do own.append(column) -%}{%- endif -%}
+    {%- endfor -%}
+    {{ return(own) }}
+{%- endmacro %}

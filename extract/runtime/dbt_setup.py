@@ -1,0 +1,20 @@
+"""`--dbt ARGS` of a sync or a reconcile: dbt in the same process, configured from TIDEMARK_TARGET_URL."""
+
+from __future__ import annotations
+
+import os
+
+from extract.config.dbt_profile import check_profile
+from extract.config.settings import Settings, dbt_profile_env
+from extract.runtime.dbt import InProcessDbt
+
+
+def in_process_dbt(dbt_args: list[str] | None, settings: Settings) -> InProcessDbt | None:
+    """dbt with `dbt_args` (None: no dbt), its project parsed in the background from now on. dbt's profile
+    reads the target's parts, so TIDEMARK_TARGET_URL alone configures both; a project whose profile
+    builds in another database is refused here, before anything lands."""
+    if dbt_args is None:
+        return None
+    os.environ.update(dbt_profile_env(settings.target))
+    check_profile(settings.project_dir, settings.target)
+    return InProcessDbt(dbt_args, settings.project_dir)

@@ -1,8 +1,0 @@
-{#- An expression of a column that `is distinct from` can compare (xml and json have no equality). -#}
-{% macro tidemark_comparable(qualifier, column) -%}
-    {%- if column.data_type | lower in var('tidemark_uncomparable_types') -%}
-        {{ qualifier }}.{{ tidemark_quote(column.name) }}::text
-    {%- else -%}
-        {{ qualifier }}.{{ tidemark_quote(column.name) }}
-    {%- endif -%}
-{%- endmacro %}

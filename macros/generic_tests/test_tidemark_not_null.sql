@@ -1,6 +1,0 @@
-{#- Generic data test: the column holds no NULL (its name quoted by tidemark_quote, whatever it holds). -#}
-{% test tidemark_not_null(model, column_name) -%}
-    select {{ tidemark_quote(column_name) }}
-    from {{ model }}
-    where {{ tidemark_quote(column_name) }} is null
-{%- endtest %}
