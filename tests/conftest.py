@@ -161,7 +161,8 @@ def new_project(root: Path, admin_url: str, spark: SparkSession) -> Iterator[Pro
     of its own, dropped afterwards."""
     tag = f"{os.getpid()}_{next(_counter)}"
     root.mkdir(parents=True)
-    for name in ("dbt_project.yml", "seeds", "gx"):
+    # gx/: the starter files only, as init writes them (a demo's checks leave more there).
+    for name in ("dbt_project.yml", "seeds", "gx/great_expectations.yml", "gx/.gitignore"):
         src = REPO / name
         dst = root / name
         if src.is_dir():

@@ -1,4 +1,4 @@
-"""SCD2 history fed full snapshots in any order of dates (macros/asof_history/tidemark_scd2_sync_sql.sql).
+"""SCD2 history fed full snapshots in any order of dates (dbt_package/macros/asof_history/tidemark_scd2_sync_sql.sql).
 
 The arbiter is the property: whatever the order the snapshots are synced in, the
 history equals the one implied by the snapshots in date order, where a version is
@@ -26,7 +26,7 @@ Snapshots = dict[date, dict[int, str | None]]
 
 DAY0 = date(2026, 12, 1)
 SYNC_CALL = (
-    "{{ tidemark_scd2_sync_sql('scd.history', 'scd.snapshot', 'scd.synced_dates', \"'scd.items'\", "
+    "{{ tidemark.tidemark_scd2_sync_sql('scd.history', 'scd.snapshot', 'scd.synced_dates', \"'scd.items'\", "
     "['id'], ['val'], '%(as_of)s') }}"
 )
 

@@ -22,6 +22,12 @@ ROW_HASH_COLUMN = "_tidemark_row_hash"
 MERGE_LOCK_PREFIX = "tidemark:merge:"
 HISTORY_LOCK_PREFIX = "tidemark:history:"
 
+#: How long DDL and the merge wait for a lock on a replica, and how long one merge statement may run
+#: (0: no limit), unless TIDEMARK_LOCK_TIMEOUT and TIDEMARK_MERGE_TIMEOUT say otherwise; dbt's macros get
+#: them in milliseconds from the environment (TIDEMARK_LOCK_TIMEOUT_MS, TIDEMARK_MERGE_TIMEOUT_MS).
+LOCK_TIMEOUT_MS = 5_000
+MERGE_TIMEOUT_MS = 3_600_000
+
 #: Postgres types without an equality operator: compared as their text.
 UNCOMPARABLE_TYPES = ("xml", "json")
 
@@ -36,4 +42,6 @@ MACRO_CONTRACT = {
     "key_hash_column": KEY_HASH_COLUMN,
     "row_hash_column": ROW_HASH_COLUMN,
     "history_suffix": HISTORY_SUFFIX,
+    "lock_timeout_ms": LOCK_TIMEOUT_MS,
+    "merge_timeout_ms": MERGE_TIMEOUT_MS,
 }

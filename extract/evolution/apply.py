@@ -21,6 +21,7 @@ from extract.config.seeds import POLICIES
 from extract.core.errors import BatchRefused
 from extract.core.sql_contract import HISTORY_SUFFIX, KEY_HASH_COLUMN, ROW_HASH_COLUMN
 from extract.evolution.drift import Drift
+from extract.landing.replica_locks import with_lock_timeout
 from extract.planning.table_plan import TablePlan
 from extract.state.run_log import DDL_LOCK, merge_lock_sql
 
@@ -176,22 +177,29 @@ def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Appl
             replica, sql.Identifier(KEY_HASH_COLUMN), sql.Identifier(ROW_HASH_COLUMN)
         )
     ]
-    with conn.transaction():
-        conn.execute(DDL_LOCK)
-        conn.execute(*merge_lock_sql(names.table_key))
+
+    def alter() -> None:
+        done = list(statements)
         for change in applied:
             recorded = {"table": names.table_key, **change.recorded(plan.config.on_schema_change)}
             row = conn.execute(_RECORD, recorded).fetchone()
             assert row is not None
-            statements += _statements(change, types.get(change.column, ""), replica, staging, snapshots)
+            done += _statements(change, types.get(change.column, ""), replica, staging, snapshots)
             if change.change == "column_replaced":
                 # dbt's snapshot keeps a column's type: the history's old values move aside, the new
                 # column is added by the snapshot itself.
                 moved = sql.Identifier(f"{change.column}__before_change_{row[0]}")
                 rename = sql.SQL("alter table if exists {} rename column {} to {}")
-                statements.append(rename.format(history, sql.Identifier(change.column), moved))
+                done.append(rename.format(history, sql.Identifier(change.column), moved))
             if change.change == "column_widened":
-                statements.append(_alter(history, "alter column {} type ", change.column, types[change.column]))
-        for statement in statements:
+                done.append(_alter(history, "alter column {} type ", change.column, types[change.column]))
+        for statement in done:
             conn.execute(statement)
+
+    def take_locks() -> None:
+        conn.execute(DDL_LOCK)
+        conn.execute(*merge_lock_sql(names.table_key))
+
+    relations = [sql.Composed([t]).as_string(conn) for t in (replica, staging, snapshots, history)]
+    with_lock_timeout(conn, relations, alter, first=take_locks)
     return applied

@@ -15,6 +15,7 @@ import psycopg
 from psycopg import sql
 
 from extract.config.naming import TargetNames
+from extract.landing.replica_locks import with_lock_timeout
 from extract.landing.staging import ensure_tables
 from extract.planning.table_plan import TablePlan
 
@@ -57,12 +58,17 @@ def replace_replica(conn: psycopg.Connection, plan: TablePlan, run_id: int) -> t
     )
     for column in required:
         conn.execute(sql.SQL("alter table {} alter column {} set not null").format(landed, sql.Identifier(column)))
-    conn.execute(sql.SQL("drop table {}").format(replica))
     # Staging and the tombstones hold the old columns and key, and only runs this one supersedes.
-    for table in (names.staging_table, names.tombstone_table):
-        conn.execute(sql.SQL("drop table if exists {}").format(sql.Identifier(names.schema, table)))
-    conn.execute(sql.SQL("alter table {} rename to {}").format(landed, sql.Identifier(names.table)))
-    conn.execute(sql.SQL("alter table {} reset (autovacuum_enabled)").format(replica))
+    dropped = [replica, *(sql.Identifier(names.schema, t) for t in (names.staging_table, names.tombstone_table))]
+
+    def swap() -> None:
+        conn.execute(sql.SQL("drop table {}").format(replica))
+        for table in dropped[1:]:
+            conn.execute(sql.SQL("drop table if exists {}").format(table))
+        conn.execute(sql.SQL("alter table {} rename to {}").format(landed, sql.Identifier(names.table)))
+        conn.execute(sql.SQL("alter table {} reset (autovacuum_enabled)").format(replica))
+
+    with_lock_timeout(conn, [sql.Composed([t]).as_string(conn) for t in dropped], swap)
     ensure_tables(conn, names, plan.columns, plan.table.primary_key)
     conn.execute(_LOG_REPLACEMENT, {"table": names.table_key, "run": run_id, "rows": rows, "replaced": replaced})
     return rows, replaced

@@ -7,6 +7,7 @@ from psycopg import sql
 
 from extract.config.naming import TargetNames
 from extract.core.errors import TidemarkError
+from extract.landing.replica_locks import with_lock_timeout
 from extract.state.run_log import DDL_LOCK
 
 _HAS_UNIQUE = """
@@ -28,8 +29,8 @@ def ensure_unique(conn: psycopg.Connection, names: TargetNames, columns: list[st
     in an error. Returns whether it was added now."""
     relation = sql.Identifier(names.schema, names.table)
     regclass = sql.Composed([relation]).as_string(conn)
-    with conn.transaction():
-        conn.execute(DDL_LOCK)
+
+    def add() -> bool:
         row = conn.execute(_HAS_UNIQUE, (regclass, sorted(columns))).fetchone()
         if row is not None and row[0]:
             return False
@@ -49,4 +50,6 @@ def ensure_unique(conn: psycopg.Connection, names: TargetNames, columns: list[st
                 "one row): the replica cannot carry it"
             )
         conn.execute(sql.SQL("alter table {} add unique ({}) deferrable initially deferred").format(relation, listed))
-    return True
+        return True
+
+    return with_lock_timeout(conn, [regclass], add, first=lambda: conn.execute(DDL_LOCK))

@@ -11,6 +11,7 @@ from psycopg import sql
 
 from extract.config.naming import TargetNames
 from extract.core.sql_contract import KEY_HASH_COLUMN, ROW_HASH_COLUMN, RUN_ID_COLUMN
+from extract.landing.replica_locks import with_lock_timeout
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.hashes import RowHashes
 from extract.reconcile.queries import HashedRelation, level_query, pairs_query
@@ -41,7 +42,8 @@ def ensure_hash_columns(conn: psycopg.Connection, names: TargetNames, hashes: Ro
     conn.commit()
     if found is not None and found[0] == _fingerprint(hashes):
         return False
-    with conn.transaction():
+
+    def rebuild() -> None:
         conn.execute(
             sql.SQL(
                 "alter table {} drop column if exists {key}, drop column if exists {row},"
@@ -60,6 +62,8 @@ def ensure_hash_columns(conn: psycopg.Connection, names: TargetNames, hashes: Ro
                 table, sql.Identifier(ROW_HASH_COLUMN), sql.Literal(_fingerprint(hashes))
             )
         )
+
+    with_lock_timeout(conn, [_TARGET.table_ref(names.schema, names.table)], rebuild)
     return True
 
 

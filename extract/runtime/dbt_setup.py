@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from extract.config.dbt_profile import check_profile
+from extract.config.lock_settings import dbt_lock_env, lock_settings
 from extract.config.settings import Settings, dbt_profile_env
 from extract.runtime.dbt import InProcessDbt
 
@@ -15,6 +16,6 @@ def in_process_dbt(dbt_args: list[str] | None, settings: Settings) -> InProcessD
     builds in another database is refused here, before anything lands."""
     if dbt_args is None:
         return None
-    os.environ.update(dbt_profile_env(settings.target))
+    os.environ.update({**dbt_profile_env(settings.target), **dbt_lock_env(lock_settings())})
     check_profile(settings.project_dir, settings.target)
     return InProcessDbt(dbt_args, settings.project_dir)

@@ -17,7 +17,9 @@
         "tombstone_prefix": "del__",
         "key_hash_column": "_tidemark_key_hash",
         "row_hash_column": "_tidemark_row_hash",
-        "history_suffix": "__history"
+        "history_suffix": "__history",
+        "lock_timeout_ms": 5000,
+        "merge_timeout_ms": 3600000
     } -%}
     {{ return(contract[name]) }}
 {%- endmacro %}
