@@ -11,8 +11,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import NoReturn
 
+import psycopg
+
 from extract import run_results
-from extract.core.errors import TidemarkError
+from extract.core.errors import TargetError, TidemarkError
 from extract.core.secrets import mask
 from extract.sync_arguments import extract_parser, reconcile_arguments, snapshot_arguments
 
@@ -149,17 +151,32 @@ def _main(argv: list[str]) -> tuple[int, str | None]:
                 return 2, f"unknown command {argv[0]!r}"
             return _subcommand(argv[0])(argv[1:]), None
         return _run_extract(argv), None
+    except psycopg.Error as exc:
+        # psycopg speaks only to the target (the source is read through JDBC): its refusal in one line.
+        return _refused(TargetError(target_refusal(exc)), verbose, exc)
     except TidemarkError as exc:
-        if verbose:
-            print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
-        print(f"error: {mask(str(exc))}", file=sys.stderr)
-        return exc.exit_code, str(exc)
+        return _refused(exc, verbose, exc)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130, "interrupted"
     except SystemExit as exc:  # argparse's refusals (exit 2) and --help (0)
         code = exc.code if isinstance(exc.code, int) else 2
         return code, None if code == 0 else "the command line was refused"
+
+
+def _refused(error: TidemarkError, verbose: bool, cause: BaseException) -> tuple[int, str]:
+    """Say why the command stopped, in one line (the traceback too with --verbose)."""
+    if verbose:
+        print(mask("".join(traceback.format_exception(cause))), file=sys.stderr)
+    print(f"error: {mask(str(error))}", file=sys.stderr)
+    return error.exit_code, str(error)
+
+
+def target_refusal(exc: BaseException) -> str:
+    """A refusal of the target's, as a line: what the server (or the connection) said, without psycopg's
+    own framing; secrets masked."""
+    text = " ".join(str(exc).split())
+    return mask(f"the target database refused: {text.removeprefix('connection failed: ')}")[:2000]
 
 
 def _without_project_dir(argv: list[str]) -> list[str]:

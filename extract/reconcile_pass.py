@@ -38,11 +38,13 @@ class ReconcilePass:
     def run(self) -> Outcome:
         planner, request = self.planner, self.request
         names = request.table_names
-        configs = planner.enabled_tables() if names is None else [planner.find(n) for n in names]
+        configs = planner.selected(names)
         plans = [planner.plan(config) for config in configs]  # bad configuration stops all, nothing written
         dbt_runs: list[bool] = []
         if self.dbt is not None:
             self.dbt.check_arguments()
+            if names is not None:
+                self.dbt.select_models([plan.names.model_name for plan in plans])
             if tables_with_pending_runs(planner.settings.target, [p.names.table_key for p in plans]):
                 dbt_runs.append(self._dbt())  # merge what waits, so that the replicas are compared merged
         workers = planner.settings.max_parallel_transfers

@@ -71,7 +71,7 @@ class SyncPass:
 
     def _tables(self, planner: Planner) -> list[SyncTable]:
         names = self.request.table_names
-        tables = planner.enabled_tables() if names is None else [planner.find(name) for name in names]
+        tables = planner.selected(names)
         if self.request.as_of is not None and names is None:
             tables = [t for t in tables if t.asof_history]
             if not tables:
@@ -96,6 +96,8 @@ class SyncPass:
                 jobs = list(pool.map(lambda config: self._job(planner, config), tables))
                 if self.dbt is not None:
                     self.dbt.check_arguments()  # dbt's own parser, before anything lands
+                    if request.table_names is not None:
+                        self.dbt.select_models([planner.model_name(config) for config in tables])
                 recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
                 self._catalog["read"] = None if recorded is None else recorded.read_id
                 summary = list(pool.map(lambda job: self._sync(job, observer), jobs))

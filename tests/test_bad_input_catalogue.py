@@ -130,6 +130,35 @@ CASES = [
         env={"TIDEMARK_TARGET_URL": None, "TIDEMARK_TARGET_HOST": "127.0.0.1", "TIDEMARK_TARGET_PORT": "abc"},
     ),
     Case("project dir", ["--all"], "/nonexistent/project", env={"TIDEMARK_PROJECT_DIR": "/nonexistent/project"}),
+    Case("empty cursor candidates", ["--all"], "DATE_UPDATED_FIELD", env={"DATE_UPDATED_FIELD": " , "}),
+    Case("lock timeout", ["--all"], "'forever'", env={"TIDEMARK_LOCK_TIMEOUT": "forever"}),
+    Case("lock attempts", ["--all"], "'0'", env={"TIDEMARK_LOCK_ATTEMPTS": "0"}),
+    Case("merge timeout", ["--all", "--dbt", "build"], "'8d'", env={"TIDEMARK_MERGE_TIMEOUT": "8d"}),
+    Case("connect timeout", ["--all"], "'0s'", env={"TIDEMARK_TARGET_CONNECT_TIMEOUT": "0s"}),
+    # The target refuses or cannot be reached.
+    Case(
+        "target database missing",
+        ["--all"],
+        'database "no_such_db" does not exist',
+        env={"TIDEMARK_TARGET_DBNAME": None, "TIDEMARK_TARGET_URL": "@no_such_db"},
+        exit_code=4,
+    ),
+    Case(
+        "target port closed",
+        ["status"],
+        "Connection refused",
+        env={"TIDEMARK_TARGET_DBNAME": None, "TIDEMARK_TARGET_PORT": None, "TIDEMARK_TARGET_URL": "@:1"},
+        exit_code=4,
+    ),
+    Case(
+        "target role missing",
+        ["--all"],
+        'role "nobody_here" does not exist',
+        env={"TIDEMARK_TARGET_USER": None, "TIDEMARK_TARGET_URL": "@nobody_here@"},
+        exit_code=4,
+    ),
+    # init.
+    Case("init through a file", ["init", "--project-dir", "/etc/hostname/project"], "'/etc/hostname'"),
     # sync_tables.csv.
     Case(
         "seed header typo",
@@ -143,6 +172,20 @@ CASES = [
     Case("seed header only", ["--all"], "lists no table", seeds=sync_tables()),
     Case("seed empty", ["--all"], "sync_tables.csv", seeds={"sync_tables.csv": ""}),
     Case("seed flag", ["--all"], "'maybe'", seeds=sync_tables("dbo,Customers,,,maybe")),
+    Case(
+        "key column twice",
+        ["--all"],
+        "'CustomerID' twice",
+        seeds=sync_tables("dbo,Customers,,CustomerID|CustomerID,true"),
+    ),
+    Case("every table disabled", ["--all"], "enables no table", seeds=sync_tables("dbo,Customers,,,false")),
+    Case(
+        "disabled table named",
+        CUSTOMERS,
+        "'dbo.Customers' is disabled",
+        seeds=sync_tables("dbo,Customers,,,false", "dbo,Orders,,,true"),
+    ),
+    Case("pattern matching nothing", ["--all"], "'nosuch.*'", seeds=sync_tables("nosuch,*,,,true")),
     Case(
         "seed table twice",
         ["--all"],
@@ -210,12 +253,27 @@ def synced(tmp_path_factory: pytest.TempPathFactory, pg_admin_url: str, spark: S
         yield project
 
 
+def _target_url(project: Project, spec: str) -> str:
+    """The project's target URL changed as `spec` says: '@DB' another database, '@:PORT' another port,
+    '@USER@' another user."""
+    base, database = project.target_url.rsplit("/", 1)
+    scheme, host = base.split("://", 1)
+    host = host.split("@", 1)[-1]
+    if spec.startswith("@:"):
+        return f"{scheme}://{host.rsplit(':', 1)[0]}{spec[1:]}/{database}"
+    if spec.endswith("@") and spec.count("@") == 2:
+        return f"{scheme}://{spec[1:]}{host}/{database}"
+    return f"{scheme}://{host}/{spec[1:]}"
+
+
 def _run(project: Project, case: Case, root: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **project.env, "TIDEMARK_PROJECT_DIR": str(root), "DBT_PROFILES_DIR": str(root)}
     env["TIDEMARK_SOURCE_PASSWORD"] = SECRET
     for name, value in case.env.items():
         if value is None:
             env.pop(name, None)
+        elif name == "TIDEMARK_TARGET_URL" and value.startswith("@"):
+            env[name] = _target_url(project, value)
         else:
             env[name] = value
     return subprocess.run(
@@ -230,10 +288,11 @@ def first_error_line(stderr: str) -> str:
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_bad_input_is_refused_naming_the_value_and_changes_nothing(synced: Project, case: Case, tmp_path: Path) -> None:
     root = tmp_path / "project"
-    shutil.copytree(synced.root, root, ignore=shutil.ignore_patterns("target", "logs"))
+    shutil.copytree(synced.root, root, ignore=shutil.ignore_patterns("target", "logs"), symlinks=True)
     for name, text in case.seeds.items():
         (root / "seeds" / name).write_text(text, encoding="utf-8")
     before = (database_state(synced.source_url), database_state(synced.target_url))
+    files_before = _files(root)
     result = _run(synced, case, root)
     output = result.stdout + result.stderr
     assert result.returncode == case.exit_code, output[-3000:]
@@ -243,6 +302,16 @@ def test_bad_input_is_refused_naming_the_value_and_changes_nothing(synced: Proje
     assert "Traceback" not in output
     assert SECRET not in output and "S3cr3t" not in output
     assert (database_state(synced.source_url), database_state(synced.target_url)) == before
+    assert _files(root) == files_before
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """The project's files and their content, but dbt's target/ (where every command records its run)."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and path.relative_to(root).parts[0] not in {"target", "logs", "dbt_packages"}
+    }
 
 
 def test_the_catalogue_covers_every_category() -> None:

@@ -27,22 +27,22 @@ def test_sqlserver_url_forms() -> None:
         SQLSERVER_DRIVER,
     )
     assert "s3cret" not in url.jdbc_url and "s3cret" not in url.display and "s3cret" not in repr(url)
-    assert url.jdbc_url == "jdbc:sqlserver://SQLPROD01:1433;encrypt=true;databaseName=Sales"
+    assert url.jdbc_url == "jdbc:sqlserver://SQLPROD01:1433;encrypt=true;loginTimeout=10;databaseName=Sales"
     jtds = parse_url("jdbc:jtds:sqlserver://db01/AdventureWorks;instance=SQLEXPRESS")
     assert (jtds.database, jtds.port, jtds.driver_class) == ("AdventureWorks", 1433, JTDS_DRIVER)
-    assert jtds.jdbc_url == "jdbc:jtds:sqlserver://db01:1433/AdventureWorks;instance=SQLEXPRESS"
+    assert jtds.jdbc_url == "jdbc:jtds:sqlserver://db01:1433/AdventureWorks;instance=SQLEXPRESS;loginTimeout=10"
 
 
 def test_postgres_url_forms() -> None:
     url = parse_url("postgresql://me:p%40ss@127.0.0.1:5433/src")
     assert (url.user, url.password, url.port, url.database) == ("me", "p@ss", 5433, "src")
-    assert url.jdbc_url == "jdbc:postgresql://127.0.0.1:5433/src?prepareThreshold=-1"
+    assert url.jdbc_url == "jdbc:postgresql://127.0.0.1:5433/src?prepareThreshold=-1&connectTimeout=10"
     assert parse_url("jdbc:postgresql://h/db?sslmode=require").jdbc_url == (
-        "jdbc:postgresql://h:5432/db?sslmode=require&prepareThreshold=-1"
+        "jdbc:postgresql://h:5432/db?sslmode=require&prepareThreshold=-1&connectTimeout=10"
     )
     assert (
         parse_url("jdbc:postgresql://h/db?prepareThreshold=5").jdbc_url
-        == "jdbc:postgresql://h:5432/db?prepareThreshold=5"
+        == "jdbc:postgresql://h:5432/db?prepareThreshold=5&connectTimeout=10"
     )
 
 

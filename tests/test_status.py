@@ -36,8 +36,8 @@ def test_status_shows_the_state_and_the_history_of_runs(project: Project) -> Non
 
     history = json.loads(_status(project, "--history", "--json"))["runs"]
     seen = [(r["table"], r["kind"], r["status"]) for r in history]
-    assert seen[0] == ("dbo.Items", "incremental", "landed")
-    assert sorted(seen[1:]) == [("dbo.Dupes", "full", "failed"), ("dbo.Items", "full", "landed")], history
+    assert seen[0] == ("dbo.Items", "incremental", "merged")
+    assert sorted(seen[1:]) == [("dbo.Dupes", "full", "failed"), ("dbo.Items", "full", "merged")], history
     latest = history[0]
     assert (latest["rows_landed"], latest["rows_updated"], latest["rows_unchanged"]) == (1, 1, 0)
     assert latest["landing_seconds"] >= 0 and latest["merge_seconds"] >= 0 and latest["error_message"] is None

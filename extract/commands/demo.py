@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 from collections.abc import Sequence
+from pathlib import Path
 
 import psycopg
 from psycopg import sql
@@ -33,6 +34,8 @@ def write_env() -> None:
         "TIDEMARK_TARGET_PASSWORD": "",
         "TIDEMARK_TARGET_DBNAME": TARGET_DB,
         "DBT_PROFILES_DIR": str(home()),
+        # The demo's great-expectations project (suites, results, Data Docs) stays out of the checkout.
+        "TIDEMARK_GX_ROOT": str(home()),
     }
     (home() / "demo.env").write_text("".join(f"export {k}='{v}'\n" for k, v in lines.items()))
 
@@ -47,6 +50,10 @@ def setup(size: int) -> None:
         install_ddl_times(conn)  # the stand-in stamps definitions as SQL Server does
         counts = create_and_fill(conn, size)
     shutil.copyfile("profiles.yml.example", home() / "profiles.yml")
+    shutil.rmtree(home() / "gx", ignore_errors=True)
+    (home() / "gx").mkdir()
+    for starter in ("great_expectations.yml", ".gitignore"):
+        shutil.copyfile(Path("gx") / starter, home() / "gx" / starter)
     write_env()
     summary = ", ".join(f"{table} {rows}" for table, rows in counts.items())
     print(f"demo source {SOURCE_DB} filled: {summary}")

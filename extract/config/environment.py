@@ -21,6 +21,12 @@ def project_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(_env(env).get("TIDEMARK_PROJECT_DIR", ".")).resolve()
 
 
+def gx_root(env: Mapping[str, str] | None = None) -> Path:
+    """The folder of the great-expectations project (its gx/ folder): TIDEMARK_GX_ROOT, else the dbt project."""
+    given = _env(env).get("TIDEMARK_GX_ROOT", "").strip()
+    return Path(given).resolve() if given else project_dir(env)
+
+
 def dbt_profiles_dir(project: Path, env: Mapping[str, str] | None = None) -> Path | None:
     """Where dbt should look for profiles.yml when nobody said: the project's own, if it has one (dbt
     itself looks in the current folder, then ~/.dbt). None when DBT_PROFILES_DIR is set."""

@@ -13,8 +13,9 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from extract.config.seeds import SyncTable
+from extract.core.sql_contract import PATTERN_WILDCARDS
 
-_WILDCARDS = ("*", "?", "[")
+_WILDCARDS = tuple(PATTERN_WILDCARDS)
 
 
 def is_pattern(config: SyncTable) -> bool:
@@ -41,3 +42,13 @@ def expand_patterns(configs: Sequence[SyncTable], listing: Iterable[tuple[str, s
             continue
         found.append(replace(matching[0], source_schema=schema, source_table=table))
     return found
+
+
+def unmatched_patterns(configs: Sequence[SyncTable], listing: Iterable[tuple[str, str]]) -> list[str]:
+    """The enabled pattern rows that match no listed table, as SCHEMA.TABLE patterns."""
+    listed = list(listing)
+    return [
+        c.key
+        for c in configs
+        if is_pattern(c) and c.enabled and not any(_matches(c, schema, table) for schema, table in listed)
+    ]

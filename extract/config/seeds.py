@@ -156,6 +156,9 @@ def _columns(path: Path, number: int, column: str, text: str, required: bool = F
     names = tuple(text.split("|"))
     if any(not name.strip() for name in names):
         raise TidemarkError(f"{path} line {number}: {column} {text!r} names an empty column")
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise TidemarkError(f"{path} line {number}: {column} {text!r} names the column {repeated[0]!r} twice")
     return names
 
 

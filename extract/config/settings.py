@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
 
 from extract.config.durations import parse_duration
-from extract.config.environment import extra_jars, project_dir
+from extract.config.environment import extra_jars, gx_root, project_dir
 from extract.config.reconcile_settings import ReconcileSettings, reconcile_settings
 from extract.config.urls import DatabaseUrl, parse_url
 from extract.core.errors import TidemarkError
@@ -27,6 +27,8 @@ DEFAULT_CATALOG_PREPONE = "3h"
 DEFAULT_PARTITION_THRESHOLD = "200000"
 DEFAULT_MAX_PARTITIONS = "32"
 DEFAULT_MIN_PARTITION_ROWS = "50000"
+#: How long connecting to the source or the target may take before the command gives up.
+DEFAULT_CONNECT_TIMEOUT = "10s"
 #: Tables an `--all` run syncs at once.
 DEFAULT_MAX_PARALLEL_TRANSFERS = "2"
 _TRUE = {"1", "true", "yes", "on"}
@@ -48,6 +50,8 @@ class Settings:
     source: DatabaseUrl
     target: DatabaseUrl
     project_dir: Path
+    #: The folder that holds the great-expectations project (gx/): the dbt project's, unless TIDEMARK_GX_ROOT.
+    gx_root: Path
     cursor_candidates: tuple[str, ...]
     spark_master: str
     extra_jars: tuple[str, ...]
@@ -91,7 +95,15 @@ def _with_credentials(url: DatabaseUrl, env: Mapping[str, str], prefix: str) -> 
         )
     if password and url.password and password != url.password:
         raise TidemarkError(f"{prefix}_PASSWORD and the password in {prefix}_URL differ: set the password in one place")
-    return url.with_credentials(user or url.user, password or url.password)
+    timeout = parse_duration(
+        env.get(f"{prefix}_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT),
+        f"{prefix}_CONNECT_TIMEOUT",
+        timedelta(seconds=1),
+        timedelta(minutes=10),
+    )
+    return replace(
+        url.with_credentials(user or url.user, password or url.password), connect_timeout=int(timeout.total_seconds())
+    )
 
 
 def dbt_profile_env(target: DatabaseUrl) -> dict[str, str]:
@@ -198,10 +210,17 @@ def load_settings(
     candidates = tuple(
         c.strip() for c in env.get("DATE_UPDATED_FIELD", DEFAULT_CURSOR_CANDIDATES).split(",") if c.strip()
     )
+    if not candidates:
+        # Empty, it would make every table without a seed's cursor_column a full read, silently.
+        raise TidemarkError(
+            f"DATE_UPDATED_FIELD is set to {env.get('DATE_UPDATED_FIELD', '')!r}, which names no column: name the "
+            f"cursor columns to look for (comma-separated), or unset it for the default {DEFAULT_CURSOR_CANDIDATES!r}"
+        )
     return Settings(
         source=source_from_env(env),
         target=target_from_env(env),
         project_dir=project_dir(env),
+        gx_root=gx_root(env),
         cursor_candidates=candidates,
         spark_master=(spark_master(master, "--master") if master is not None else spark_master_from_env(env)),
         extra_jars=extra_jars(env),

@@ -7,7 +7,7 @@ can be printed (see `DatabaseUrl.display`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, quote, unquote
 
 from extract.core.errors import TidemarkError
@@ -32,11 +32,15 @@ class DatabaseUrl:
     user: str | None = None
     password: str | None = field(default=None, repr=False)
     properties: tuple[tuple[str, str], ...] = ()
+    #: Seconds to wait for a connection before giving up (TIDEMARK_SOURCE/TARGET_CONNECT_TIMEOUT).
+    connect_timeout: int = 10
 
     @property
     def jdbc_url(self) -> str:
         """The JDBC URL without credentials (they travel as driver properties)."""
         props = dict(self.properties)
+        if self.dialect == "sqlserver":
+            props.setdefault("loginTimeout", str(self.connect_timeout))
         if self.driver_class == JTDS_DRIVER:
             tail = "".join(f";{k}={_braced(v)}" for k, v in props.items())
             return f"jdbc:jtds:sqlserver://{self.host}:{self.port}/{self.database}{tail}"
@@ -48,6 +52,7 @@ class DatabaseUrl:
         # no text and the driver parses none. In the URL, not the driver properties: Spark's JDBC reader
         # with predicates lower-cases property names (SPARK-55830), and the driver ignores them then.
         props.setdefault("prepareThreshold", "-1")
+        props.setdefault("connectTimeout", str(self.connect_timeout))
         query = "&".join(f"{k}={v}" for k, v in props.items())
         return f"jdbc:postgresql://{self.host}:{self.port}/{self.database}" + (f"?{query}" if query else "")
 
@@ -60,7 +65,7 @@ class DatabaseUrl:
         if self.user:
             # Percent-encoded, so an @, : or / in a password cannot change the URL's meaning.
             auth = quote(self.user, safe="") + (f":{quote(self.password, safe='')}" if self.password else "") + "@"
-        return f"postgresql://{auth}{self.host}:{self.port}/{self.database}"
+        return f"postgresql://{auth}{self.host}:{self.port}/{self.database}?connect_timeout={self.connect_timeout}"
 
     @property
     def display(self) -> str:
@@ -78,16 +83,7 @@ class DatabaseUrl:
 
     def with_credentials(self, user: str | None, password: str | None) -> DatabaseUrl:
         register(password)
-        return DatabaseUrl(
-            self.dialect,
-            self.driver_class,
-            self.host,
-            self.port,
-            self.database,
-            user or self.user,
-            password or self.password,
-            self.properties,
-        )
+        return replace(self, user=user or self.user, password=password or self.password)
 
 
 def _braced(value: str) -> str:

@@ -8,6 +8,7 @@ EXIT_CODES = {
     1: "some table failed while landing; the others still ran",
     2: "bad input or configuration, found anywhere; nothing was written",
     3: "the source refused or could not be reached",
+    4: "the target refused or could not be reached (no such database, a wrong password, no privilege)",
     5: "--dbt's dbt failed; what landed waits for the next merge",
     130: "interrupted",
 }
@@ -23,6 +24,12 @@ class SourceError(TidemarkError):
     """The source database refused or lacks what we need."""
 
     exit_code = 3
+
+
+class TargetError(TidemarkError):
+    """The target database refused or could not be reached."""
+
+    exit_code = 4
 
 
 class BatchRefused(TidemarkError):

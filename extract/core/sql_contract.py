@@ -28,6 +28,10 @@ HISTORY_LOCK_PREFIX = "tidemark:history:"
 LOCK_TIMEOUT_MS = 5_000
 MERGE_TIMEOUT_MS = 3_600_000
 
+#: The characters that make a row of sync_tables.csv a pattern (extract/config/patterns.py) rather than
+#: a table: the state model leaves such rows out.
+PATTERN_WILDCARDS = "*?["
+
 #: Postgres types without an equality operator: compared as their text.
 UNCOMPARABLE_TYPES = ("xml", "json")
 
@@ -42,6 +46,7 @@ MACRO_CONTRACT = {
     "key_hash_column": KEY_HASH_COLUMN,
     "row_hash_column": ROW_HASH_COLUMN,
     "history_suffix": HISTORY_SUFFIX,
+    "pattern_wildcards": PATTERN_WILDCARDS,
     "lock_timeout_ms": LOCK_TIMEOUT_MS,
     "merge_timeout_ms": MERGE_TIMEOUT_MS,
 }

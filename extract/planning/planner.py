@@ -3,6 +3,7 @@ of each table, checked before any state is written."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from datetime import datetime
 
@@ -11,7 +12,7 @@ from pyspark.sql import SparkSession
 
 from extract.catalog_state.read import CatalogOutcome, CatalogRead, CatalogReader
 from extract.config.naming import check_column_names, check_distinct_replicas, target_names
-from extract.config.patterns import expand_patterns, is_pattern
+from extract.config.patterns import expand_patterns, is_pattern, unmatched_patterns
 from extract.config.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.config.settings import Settings
 from extract.core.errors import TidemarkError
@@ -55,6 +56,8 @@ class Planner:
         # Connect now, so that a bad source URL fails before any table starts; the first thread that
         # reads the source takes this connection over.
         self._idle = [self._connect()]
+        #: Enabled pattern rows of the seed that match no table of the source.
+        self.unmatched_patterns: list[str] = []
         try:
             self.tables = self._expanded(configured)
             check_distinct_replicas(settings.source, self.aliases, self.tables)
@@ -67,6 +70,7 @@ class Planner:
         if not any(is_pattern(c) for c in configured):
             return configured
         listing = [(str(s), str(t)) for s, t in self._idle[0].query(self.dialect.tables_query())]
+        self.unmatched_patterns = unmatched_patterns(configured, listing)
         return expand_patterns(configured, listing)
 
     @property
@@ -154,8 +158,39 @@ class Planner:
         known = ", ".join(t.key for t in self.tables) or "none"
         raise TidemarkError(f"unknown table {name!r}: not in seeds/sync_tables.csv (configured: {known})")
 
+    def model_name(self, config: SyncTable) -> str:
+        """The dbt model of a configured table's replica."""
+        return target_names(self.settings.source, self.aliases, config.source_schema, config.source_table).model_name
+
     def enabled_tables(self) -> list[SyncTable]:
         return [t for t in self.tables if t.enabled]
+
+    def selected(self, names: list[str] | None) -> list[SyncTable]:
+        """The tables a sync or reconcile runs: those named (each must be enabled), else every enabled one.
+        A pattern row that matches no table is refused when nothing else is enabled, and said otherwise."""
+        if names is not None:
+            tables = [self.find(name) for name in names]
+            disabled = [t.key for t in tables if not t.enabled]
+            if disabled:
+                raise TidemarkError(
+                    f"table {disabled[0]!r} is disabled in seeds/sync_tables.csv (enabled is false): "
+                    "enable it to sync it"
+                )
+            return tables
+        tables = self.enabled_tables()
+        unmatched = ", ".join(repr(p) for p in self.unmatched_patterns)
+        if not tables:
+            raise TidemarkError(
+                f"seeds/sync_tables.csv enables no table: the pattern {unmatched} matches no table in the source"
+                if unmatched
+                else "seeds/sync_tables.csv enables no table: every row has enabled set to false"
+            )
+        if unmatched:
+            print(
+                f"warning: the pattern {unmatched} in seeds/sync_tables.csv matches no table in the source",
+                file=sys.stderr,
+            )
+        return tables
 
     def plan(self, config: SyncTable) -> TablePlan:
         """Everything about a table that can be wrong with the input, checked before any state is written."""

@@ -43,7 +43,7 @@ def open_project(settings: Settings) -> Any:
         reachable[SOURCE_SOURCE] = settings.source
     for name, url in reachable.items():
         os.environ[_URL_VARIABLES[name]] = _sqlalchemy_url(url)
-    context = gx.get_context(mode="file", project_root_dir=str(settings.project_dir))
+    context = gx.get_context(mode="file", project_root_dir=str(settings.gx_root))
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
     existing = {source.name for source in context.data_sources.all().values()}
     for name in reachable:
@@ -54,7 +54,7 @@ def open_project(settings: Settings) -> Any:
 
 
 def docs_index(settings: Settings) -> Path:
-    return settings.project_dir / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
+    return settings.gx_root / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
 
 
 def _batch_definition(context: Any, plan: TablePlan) -> Any:

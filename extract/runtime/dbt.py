@@ -31,6 +31,10 @@ def parse_dbt_args(text: str) -> list[str]:
     return args
 
 
+#: dbt's options that choose nodes, and the commands that take them.
+SELECTION_OPTIONS = frozenset({"--select", "-s", "--models", "-m", "--exclude", "--selector", "--inline"})
+SELECTING_COMMANDS = frozenset({"build", "run", "test", "snapshot", "compile", "seed", "list", "ls"})
+
 #: What dbt reads to build its manifest; a change to any of these is read again before the next run.
 PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "macros_generated", "seeds", "snapshots", "tests", "analyses")
 
@@ -76,6 +80,17 @@ class InProcessDbt:
             self._checked.set()
         if self._refusal is None:
             self._parse()
+
+    def select_models(self, models: list[str]) -> None:
+        """Build only these replicas and what follows from them (their history, the state model, their
+        tests), unless the arguments select nodes themselves: a `--table` sync merges its tables, and
+        a model of a table never synced is not built."""
+        if not models or any(a in SELECTION_OPTIONS or a.split("=", 1)[0] in SELECTION_OPTIONS for a in self.args):
+            return
+        if self.args[0] not in SELECTING_COMMANDS:
+            return
+        # The state model reads the seed of the configured tables: built too, as a plain build would.
+        self.args = [*self.args, "--select", *(f"{model}+" for model in models), "sync_tables"]
 
     def check_arguments(self) -> None:
         """Refuse arguments dbt's own command line would refuse (waits for dbt's import, not its parse)."""

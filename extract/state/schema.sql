@@ -203,7 +203,7 @@ where
     );
 
 -- Each run as its latest event says, with the merge that took it (NULL until one did): what
--- `status --history` and `report` show.
+-- `status --history` and `report` show. A landed run a merge took is 'merged'.
 create or replace view _migration.run_history as
 select
     runs.table_key,
@@ -211,7 +211,7 @@ select
     runs.source_schema,
     runs.source_table,
     runs.migration_type,
-    runs.status,
+    case when runs.status = 'landed' and merged.merge_id is not null then 'merged' else runs.status end as status,
     runs.rows_landed,
     runs.started_at,
     runs.ended_at,

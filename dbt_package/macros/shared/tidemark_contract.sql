@@ -18,6 +18,7 @@
         "key_hash_column": "_tidemark_key_hash",
         "row_hash_column": "_tidemark_row_hash",
         "history_suffix": "__history",
+        "pattern_wildcards": "*?[",
         "lock_timeout_ms": 5000,
         "merge_timeout_ms": 3600000
     } -%}

@@ -26,6 +26,10 @@ configured as (
             true
         {%- endif %} as enabled
     from {{ ref('sync_tables') }}
+    -- a pattern row is no table: the tables it takes are tracked by their runs
+    where
+        translate(source_schema || source_table, {{ tidemark.tidemark_quote_literal(tidemark.tidemark_contract('pattern_wildcards')) }}, '')
+        = source_schema || source_table
 ),
 
 latest_run as (
