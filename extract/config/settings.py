@@ -11,6 +11,7 @@ from pathlib import Path
 
 from extract.config.durations import parse_duration
 from extract.config.environment import extra_jars, gx_root, project_dir
+from extract.config.lock_settings import LockSettings, lock_settings
 from extract.config.reconcile_settings import ReconcileSettings, reconcile_settings
 from extract.config.urls import DatabaseUrl, parse_url
 from extract.core.errors import TidemarkError
@@ -64,6 +65,8 @@ class Settings:
     partition_rows: int | None
     max_parallel_transfers: int
     reconcile: ReconcileSettings
+    #: Read here so that a bad value is refused before anything is written; the DDL reads it again.
+    lock: LockSettings
     catalog_prepone: timedelta = timedelta(hours=3)
 
     @property
@@ -240,6 +243,7 @@ def load_settings(
             else _setting(env, "MAX_PARALLEL_TRANSFERS", DEFAULT_MAX_PARALLEL_TRANSFERS)
         ),
         reconcile=reconcile_settings(env),
+        lock=lock_settings(env),
         catalog_prepone=parse_duration(
             env.get("TIDEMARK_CATALOG_PREPONE", DEFAULT_CATALOG_PREPONE), "TIDEMARK_CATALOG_PREPONE"
         ),
