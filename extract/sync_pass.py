@@ -156,8 +156,10 @@ class SyncPass:
         request = self.request
         if request.as_of is not None:
             landing = SnapshotLanding(planner, config, request.as_of, request.snapshot_file)
+            planner.check_unique_values(landing.plan)
             return TableJob(config, landing.run)
         plan = planner.plan(config)
+        planner.check_unique_values(plan)
         refresh = request.full_refresh and self._catalog_reads == 1
         return TableJob(config, lambda observer: run_table(planner, config, observer, plan=plan, refresh=refresh))
 

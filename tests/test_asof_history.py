@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from extract.asof.run import SnapshotLanding
-from extract.core.errors import BatchRefused, TidemarkError
+from extract.core.errors import TidemarkError
 from tests.conftest import Project
 
 SCHEMA_PREFIX = "demo__"
@@ -140,12 +140,18 @@ def test_snapshot_files_csv_and_parquet(prices: Project, tmp_path: Path) -> None
 def test_bad_snapshots_are_refused_and_nothing_is_applied(prices: Project, tmp_path: Path) -> None:
     repeated = tmp_path / "repeated.csv"
     repeated.write_text('ItemID,Name,Attrs,Photo\n7,"a",,\n7,"b",,\n')
-    with pytest.raises(BatchRefused, match=r"holds the key \(ItemID=7\) more than once"):
+    with pytest.raises(TidemarkError, match=r"holds the key \(ItemID=7\) more than once") as refused:
         land(prices, DEC[1], repeated)
+    assert refused.value.exit_code == 2
     keyless = tmp_path / "keyless.csv"
     keyless.write_text('ItemID,Name,Attrs,Photo\n7,"a",,\n,"b",,\n')
-    with pytest.raises(BatchRefused, match=r"has 1 row\(s\) with no value in the key \(ItemID\)"):
+    with pytest.raises(TidemarkError, match=r"has 1 row\(s\) with no value in the key \(ItemID\)") as refused:
         land(prices, DEC[1], keyless)
+    assert refused.value.exit_code == 2
+    unreadable = tmp_path / "unreadable.csv"
+    unreadable.write_text('ItemID,Name,Attrs,Photo\n7,"a","{not json",\n')
+    with pytest.raises(TidemarkError, match=r"row 1, column attrs: .*invalid input syntax for type json"):
+        land(prices, DEC[1], unreadable)
     short = tmp_path / "short.csv"
     short.write_text("ItemID,Name,Colour\n1,a,red\n")
     with pytest.raises(TidemarkError, match=r"missing column.*Attrs, Photo; column.*does not have: Colour"):
@@ -162,7 +168,7 @@ def test_bad_snapshots_are_refused_and_nothing_is_applied(prices: Project, tmp_p
     assert history(prices) == []
     with prices.target() as conn:
         statuses = conn.execute("select status from _migration.snapshot_log order by run_id").fetchall()
-    assert statuses == [("failed",), ("failed",)]  # the file errors stop before a run starts
+    assert statuses == []  # every file is refused before a run starts
 
 
 def test_command_line(prices: Project) -> None:

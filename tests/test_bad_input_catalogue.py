@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psycopg
 import pytest
+from psycopg import sql
 from pyspark.sql import SparkSession
 
 from extract.devtools.demo.generator import create_and_fill
@@ -31,6 +33,9 @@ class Case:
     env: dict[str, str | None] = field(default_factory=dict)  # None: unset the variable
     #: Seed files rewritten for the case (file name under seeds/ -> its text).
     seeds: dict[str, str] = field(default_factory=dict)
+    #: Other files written into the project for the case (path under it -> its text); `{root}` in an
+    #: argument is the project's folder.
+    files: dict[str, str] = field(default_factory=dict)
     exit_code: int = 2
 
 
@@ -47,6 +52,11 @@ def type_map_with(row: str) -> dict[str, str]:
 
 
 CUSTOMERS = ["--table", "dbo.Customers"]
+SNAPSHOT_HEADER = "CustomerID,Name,Email,CountryCode,CreditLimit,IsActive,RowGuid,ModifiedDate\n"
+SNAPSHOT_ROW = "{0},Ann,ann@example.com,AT,100,true,6f1e9b5e-54a8-4a4a-9c61-0c2b4f4a3f1{0},2026-01-01 00:00:00\n"
+#: A role that must give a password (SECRET is not it), and one that may read but not create.
+LOCKED_ROLE = "tidemark_locked"
+READER_ROLE = "tidemark_reader"
 CASES = [
     # The command line.
     Case("unknown table", ["--table", "dbo.Nope"], "'dbo.Nope'"),
@@ -78,6 +88,22 @@ CASES = [
         "snapshot file missing",
         [*CUSTOMERS, "--snapshot-date", "2026-01-01", "--snapshot-file", "/nonexistent/x.csv"],
         "'/nonexistent/x.csv'",
+    ),
+    Case(
+        "snapshot file repeating a key",
+        [*CUSTOMERS, "--snapshot-date", "2026-01-01", "--snapshot-file", "{root}/drop/customers.csv"],
+        "holds the key (CustomerID=1) more than once",
+        files={"drop/customers.csv": SNAPSHOT_HEADER + SNAPSHOT_ROW.format(1) + SNAPSHOT_ROW.format(1)},
+    ),
+    Case(
+        "snapshot file with a bad value",
+        [*CUSTOMERS, "--snapshot-date", "2026-01-01", "--snapshot-file", "{root}/drop/customers.csv"],
+        'row 2, column creditlimit: invalid input syntax for type numeric: "lots"',
+        files={
+            "drop/customers.csv": SNAPSHOT_HEADER
+            + SNAPSHOT_ROW.format(1)
+            + SNAPSHOT_ROW.format(2).replace(",100,", ",lots,")
+        },
     ),
     Case("every with a snapshot", [*CUSTOMERS, "--every", "5m", "--snapshot-date", "2026-01-01"], "--snapshot-date"),
     Case(
@@ -157,6 +183,31 @@ CASES = [
         env={"TIDEMARK_TARGET_USER": None, "TIDEMARK_TARGET_URL": "@nobody_here@"},
         exit_code=4,
     ),
+    Case(
+        "target password wrong",
+        ["--all"],
+        f'password authentication failed for user "{LOCKED_ROLE}"',
+        env={
+            "TIDEMARK_TARGET_USER": None,
+            "TIDEMARK_TARGET_URL": f"@{LOCKED_ROLE}@",
+            "TIDEMARK_TARGET_PASSWORD": SECRET,
+        },
+        exit_code=4,
+    ),
+    Case(
+        "source password wrong",
+        ["--all"],
+        f'password authentication failed for user "{LOCKED_ROLE}"',
+        env={"TIDEMARK_SOURCE_URL": f"@{LOCKED_ROLE}@"},
+        exit_code=3,
+    ),
+    Case(
+        "target user without CREATE",
+        ["--all"],
+        "permission denied for schema _migration",
+        env={"TIDEMARK_TARGET_USER": None, "TIDEMARK_TARGET_URL": f"@{READER_ROLE}@"},
+        exit_code=4,
+    ),
     # init.
     Case("init through a file", ["init", "--project-dir", "/etc/hostname/project"], "'/etc/hostname'"),
     # sync_tables.csv.
@@ -219,6 +270,18 @@ CASES = [
     Case("reserved column", ["--all"], "'_tidemark_run_id'", seeds=sync_tables("dbo,Reserved,,,true")),
     Case("columns differing in case", ["--all"], "'name'", seeds=sync_tables("dbo,Cased,,,true")),
     Case("type the map lacks", ["--all"], "'point'", seeds=sync_tables("dbo,Points,,,true")),
+    Case(
+        "record_id repeating at the source",
+        ["--all"],
+        "record_id 'Tag' is not unique in the source ('twice'",
+        seeds={"sync_tables.csv": "source_schema,source_table,record_id\ndbo,Repeats,Tag\n"},
+    ),
+    Case(
+        "unique_keys repeating at the source",
+        ["--all"],
+        "unique_keys 'Tag|Part' is not unique in the source (('twice', '1')",
+        seeds={"sync_tables.csv": "source_schema,source_table,unique_keys\ndbo,Customers,\ndbo,Repeats,Tag|Part\n"},
+    ),
     # host_aliases.csv and type_map.csv.
     Case("host twice", ["--all"], "'127.0.0.1'", seeds={"host_aliases.csv": "host,alias\n127.0.0.1,a\n127.0.0.1,b\n"}),
     Case("alias column missing", ["--all"], "alias", seeds={"host_aliases.csv": "host\n127.0.0.1\n"}),
@@ -240,23 +303,43 @@ CASES = [
 @pytest.fixture(scope="module")
 def synced(tmp_path_factory: pytest.TempPathFactory, pg_admin_url: str, spark: SparkSession) -> Iterator[Project]:
     """The demo, synced once; and source tables a seed case may name: a reserved column name, two
-    columns that differ only in case, a type the map lacks."""
+    columns that differ only in case, a type the map lacks, a column whose values repeat."""
     with new_project(tmp_path_factory.mktemp("catalogue") / "project", pg_admin_url, spark) as project:
         with project.source() as conn:
             create_and_fill(conn, size=30, seed=3)
             conn.execute('create table dbo."Reserved" ("Id" integer primary key, "_tidemark_run_id" integer)')
             conn.execute('create table dbo."Cased" ("Id" integer primary key, "Name" text, "name" text)')
             conn.execute('create table dbo."Points" ("Id" integer primary key, "Where" point)')
+            conn.execute('create table dbo."Repeats" ("Id" integer primary key, "Tag" text, "Part" integer)')
+            conn.execute(
+                'insert into dbo."Repeats" values '
+                "(1, 'once', 1), (2, 'twice', 1), (3, 'twice', 1), (4, null, 1), (5, null, 1)"
+            )
+        _roles(pg_admin_url, project.target_db)
         project.generate()
         project.sync()
         project.close()
         yield project
 
 
-def _target_url(project: Project, spec: str) -> str:
-    """The project's target URL changed as `spec` says: '@DB' another database, '@:PORT' another port,
+def _roles(admin_url: str, target_db: str) -> None:
+    """LOCKED_ROLE, whom the server asks for a password (the others it trusts), and READER_ROLE."""
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        for role, password in ((LOCKED_ROLE, "not the secret"), (READER_ROLE, None)):
+            if conn.execute("select 1 from pg_roles where rolname = %s", (role,)).fetchone() is None:
+                conn.execute(sql.SQL("create role {} login password {}").format(sql.Identifier(role), password))
+        conn.execute(sql.SQL("revoke create on database {} from public").format(sql.Identifier(target_db)))
+        hba = Path(str(conn.execute("show hba_file").fetchone()[0]))  # type: ignore[index]
+        rule = f"host all {LOCKED_ROLE} 127.0.0.1/32 scram-sha-256\n"
+        if rule not in hba.read_text():
+            hba.write_text(rule + hba.read_text())  # the first matching line decides
+        conn.execute("select pg_reload_conf()")
+
+
+def _changed_url(url: str, spec: str) -> str:
+    """A project's database URL changed as `spec` says: '@DB' another database, '@:PORT' another port,
     '@USER@' another user."""
-    base, database = project.target_url.rsplit("/", 1)
+    base, database = url.rsplit("/", 1)
     scheme, host = base.split("://", 1)
     host = host.split("@", 1)[-1]
     if spec.startswith("@:"):
@@ -273,11 +356,14 @@ def _run(project: Project, case: Case, root: Path) -> subprocess.CompletedProces
         if value is None:
             env.pop(name, None)
         elif name == "TIDEMARK_TARGET_URL" and value.startswith("@"):
-            env[name] = _target_url(project, value)
+            env[name] = _changed_url(project.target_url, value)
+        elif name == "TIDEMARK_SOURCE_URL" and value.startswith("@"):
+            env[name] = _changed_url(project.source_url, value)
         else:
             env[name] = value
+    argv = [argument.replace("{root}", str(root)) for argument in case.argv]
     return subprocess.run(
-        [sys.executable, "-m", "extract", *case.argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "extract", *argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
     )
 
 
@@ -291,6 +377,9 @@ def test_bad_input_is_refused_naming_the_value_and_changes_nothing(synced: Proje
     shutil.copytree(synced.root, root, ignore=shutil.ignore_patterns("target", "logs"), symlinks=True)
     for name, text in case.seeds.items():
         (root / "seeds" / name).write_text(text, encoding="utf-8")
+    for name, text in case.files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
     before = (database_state(synced.source_url), database_state(synced.target_url))
     files_before = _files(root)
     result = _run(synced, case, root)

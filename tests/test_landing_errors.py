@@ -1,5 +1,6 @@
 """A landing that fails says so in one line (table, partition, column, value, Postgres' words), the same
-line the run log keeps; the Java stack trace only with --verbose."""
+line the run log keeps; the Java stack trace only with --verbose. A snapshot file is refused whole, before
+anything is written."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from tests.conftest import Project
 from tests.demo_fixture import demo
 from tests.replica_check import assert_replicas_equal
+from tests.target_state import database_state
 
 __all__ = ["demo"]
 
@@ -22,32 +24,48 @@ def _logged_error(project: Project, table: str) -> str:
     return str(value)
 
 
-def test_a_value_the_target_refuses_is_named_with_its_column(demo: Project, tmp_path: Path) -> None:
+def test_a_value_the_target_refuses_is_named_with_its_column(demo: Project) -> None:
+    """A value the target's type refuses, met while the executors COPY a partition."""
+    with demo.target() as conn:
+        conn.execute("create domain public.short_point as text check (length(value) < 5)")
+    with demo.source() as conn:
+        conn.execute('create table dbo."Spots" ("Id" integer primary key, "Where" point)')
+        conn.execute('insert into dbo."Spots" values (1, point(1, 2))')
+    type_map = demo.root / "seeds" / "type_map.csv"
+    type_map.write_text(type_map.read_text() + "postgres,point,public.short_point,text,\n")
+    demo.write_sync_tables(["dbo,Spots,,,true"])
+    result = demo.cli("--table", "dbo.Spots")
+    assert result.returncode == 1, result.stderr[-3000:]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: dbo.Spots:")]
+    assert len(errors) == 1, result.stderr[-3000:]
+    line = errors[0]
+    for needle in ("spots", "partition", "short_point", "violates check constraint", '"(1,2)"', "where"):
+        assert needle in line, f"{needle!r} not in {line!r}"
+    assert "An error occurred while calling" not in result.stderr
+    assert "\tat " not in result.stderr  # no Java stack trace without --verbose
+    assert _logged_error(demo, "Spots") == line.removeprefix("error: dbo.Spots: ")
+
+    verbose = demo.cli("--table", "dbo.Spots", "--verbose")
+    assert verbose.returncode == 1
+    assert "\tat tidemark.landing." in verbose.stderr  # the Java stack trace, asked for
+
+
+def test_a_snapshot_file_with_a_bad_value_is_refused_before_anything_is_written(demo: Project, tmp_path: Path) -> None:
     demo.extract("dbo.Customers")
     snapshot = tmp_path / "customers.csv"
     snapshot.write_text(
         "CustomerID,Name,Email,CountryCode,CreditLimit,IsActive,RowGuid,ModifiedDate\n"
-        "1,Ann,ann@example.com,AT,abc,true,6f1e9b5e-54a8-4a4a-9c61-0c2b4f4a3f10,2026-01-01 00:00:00\n"
+        "1,Ann,ann@example.com,AT,100,true,6f1e9b5e-54a8-4a4a-9c61-0c2b4f4a3f10,2026-01-01 00:00:00\n"
+        "2,Bob,bob@example.com,AT,abc,true,7f1e9b5e-54a8-4a4a-9c61-0c2b4f4a3f10,2026-01-01 00:00:00\n"
     )
-    command = ["--table", "dbo.Customers", "--snapshot-date", "2026-01-01", "--snapshot-file", str(snapshot)]
-    result = demo.cli(*command)
-    assert result.returncode == 1, result.stderr[-3000:]
-    errors = [line for line in result.stderr.splitlines() if line.startswith("error: dbo.Customers:")]
-    assert len(errors) == 1, result.stderr[-3000:]
-    line = errors[0]
-    for needle in ("snap__customers", "partition", "invalid input syntax for type numeric", '"abc"', "creditlimit"):
+    before = database_state(demo.target_url)
+    result = demo.cli("--table", "dbo.Customers", "--snapshot-date", "2026-01-01", "--snapshot-file", str(snapshot))
+    assert result.returncode == 2, result.stderr[-3000:]
+    line = next(line for line in result.stderr.splitlines() if line.startswith("error:"))
+    for needle in (str(snapshot), "row 2, column creditlimit", '"abc"', "invalid input syntax for type numeric"):
         assert needle in line, f"{needle!r} not in {line!r}"
-    assert "An error occurred while calling" not in result.stderr
-    assert "\tat " not in result.stderr  # no Java stack trace without --verbose
-    with demo.target() as conn:
-        logged = conn.execute(
-            "select error_message from _migration.snapshot_log where status = 'failed' order by run_id desc limit 1"
-        ).fetchone()
-    assert logged is not None and logged[0] == line.removeprefix("error: dbo.Customers: ")
-
-    verbose = demo.cli(*command, "--verbose")
-    assert verbose.returncode == 1
-    assert "\tat tidemark.landing." in verbose.stderr  # the Java stack trace, asked for
+    assert "Traceback" not in result.stderr
+    assert database_state(demo.target_url) == before
 
 
 def test_a_column_added_in_the_source_is_followed_and_said(demo: Project) -> None:

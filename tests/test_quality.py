@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
 from tests.browser import dom, screenshot
 from tests.conftest import Project
 from tests.demo_fixture import demo
@@ -78,7 +80,23 @@ def test_checkpoint_passes_then_shows_a_deleted_row_in_data_docs(demo: Project, 
     assert "Status: Failed" in latest and "Unsuccessful Expectations 2 " in latest
     assert "Must have exactly 60 rows. 59 " in latest
     assert re.search(r"Content must match the source: 60 rows, checksum \S+\. 59 rows, checksum ", latest)
-    screenshot(pages[-1].as_uri(), tmp_path / "chromium", tmp_path / "data_docs.png", "1400,1400")
+    shot = screenshot(pages[-1].as_uri(), tmp_path / "chromium", tmp_path / "data_docs.png", "1400,1400")
+    # Offline, the failed status's icon is drawn in Bootstrap's danger red only when Font Awesome and
+    # Bootstrap come from the site itself; from a CDN the page would show neither.
+    assert _pixels_near(shot, DANGER_RED) > 50
+    for page in [index, *pages]:
+        remote = re.findall(r'<(?:link|script)\b[^>]*(?:href|src)="(https?://[^"]+)"', page.read_text())
+        assert remote == [], f"{page} loads {remote}"
+
+
+#: Bootstrap 4's text-danger.
+DANGER_RED = (220, 53, 69)
+
+
+def _pixels_near(png: Path, colour: tuple[int, int, int], tolerance: int = 12) -> int:
+    with Image.open(png) as image:
+        pixels = image.convert("RGB").getdata()
+        return sum(1 for pixel in pixels if all(abs(a - b) <= tolerance for a, b in zip(pixel, colour, strict=True)))
 
 
 def test_a_users_expectation_survives_regeneration_and_is_checked(demo: Project) -> None:

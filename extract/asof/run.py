@@ -17,6 +17,7 @@ import psycopg
 
 from extract.asof import log as snapshot_log
 from extract.asof.file import read_snapshot_file
+from extract.asof.file_check import check_snapshot_file
 from extract.asof.log import FROM_SOURCE, SnapshotRecord
 from extract.config.seeds import SyncTable
 from extract.core.errors import BatchRefused, TidemarkError, first_line
@@ -63,8 +64,17 @@ class SnapshotLanding:
         self.file = file
         self.origin = str(file.resolve()) if file is not None else FROM_SOURCE
         self.plan: TablePlan = planner.plan(config)
-        # A file is checked before a run starts: a wrong one leaves no trace.
+        # A file is checked whole before a run starts: a wrong one leaves no trace.
         self.frame = None if file is None else read_snapshot_file(planner.spark, file, self.plan.columns)
+        if file is not None and self.frame is not None:
+            check_snapshot_file(
+                planner.settings.target,
+                self.frame,
+                self.plan.columns,
+                self.plan.key_columns,
+                self.plan.table.primary_key,
+                file,
+            )
 
     @property
     def landing(self) -> tuple[str, str]:

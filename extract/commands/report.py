@@ -4,16 +4,16 @@ lag per table over time, and the failures), to open in a browser or publish."""
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
 
 from extract.config.settings import target_from_env
+from extract.core.browser_assets import browser_assets
 from extract.core.errors import TidemarkError
 from extract.report_page.history import run_history
-from extract.report_page.page import ASSETS, render
+from extract.report_page.page import render
 
 
 def _days(text: str) -> int:
@@ -30,7 +30,7 @@ def main(argv: Sequence[str]) -> int:
     target = target_from_env()
     with psycopg.connect(target.libpq_url) as conn:
         runs = run_history(conn, args.days)
-    assets = Path(os.environ.get("TIDEMARK_REPORT_ASSETS") or ASSETS)
+    assets = browser_assets()
     page = render(runs, f"tidemark runs on {target.display}", args.days, assets)
     try:
         args.out.parent.mkdir(parents=True, exist_ok=True)

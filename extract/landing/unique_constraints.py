@@ -13,12 +13,19 @@ from extract.state.run_log import DDL_LOCK
 _HAS_UNIQUE = """
 select exists (
     select 1 from pg_constraint as c
-    where c.conrelid = %s::regclass and c.contype = 'u' and (
+    where c.conrelid = to_regclass(%s) and c.contype = 'u' and (
         select array_agg(a.attname::text order by a.attname::text) from pg_attribute as a
         where a.attrelid = c.conrelid and a.attnum = any(c.conkey)
     ) = %s::text[]
 )
 """
+
+
+def has_unique(conn: psycopg.Connection, names: TargetNames, columns: list[str]) -> bool:
+    """Whether the replica (if it exists) carries a unique constraint on exactly `columns`."""
+    regclass = sql.Composed([sql.Identifier(names.schema, names.table)]).as_string(conn)
+    row = conn.execute(_HAS_UNIQUE, (regclass, sorted(columns))).fetchone()
+    return row is not None and bool(row[0])
 
 
 def ensure_unique(conn: psycopg.Connection, names: TargetNames, columns: list[str], label: str) -> bool:
@@ -31,8 +38,7 @@ def ensure_unique(conn: psycopg.Connection, names: TargetNames, columns: list[st
     regclass = sql.Composed([relation]).as_string(conn)
 
     def add() -> bool:
-        row = conn.execute(_HAS_UNIQUE, (regclass, sorted(columns))).fetchone()
-        if row is not None and row[0]:
+        if has_unique(conn, names, columns):
             return False
         if conn.execute(sql.SQL("select 1 from {} limit 1").format(relation)).fetchone() is None:
             return False

@@ -19,6 +19,7 @@ from extract.core.errors import TidemarkError
 from extract.landing.transfer import PartitionSource
 from extract.partitions.plan import PartitionSizing, Segment, segments
 from extract.planning.table_plan import TablePlan
+from extract.planning.unique_at_source import check_unique_at_source
 from extract.runtime.spark import SparkRuntime
 from extract.source.catalog import SourceTable
 from extract.source.describe import choose_cursor, configured_table, describe_table
@@ -211,6 +212,10 @@ class Planner:
             cursor=choose_cursor(table, config, self.settings.cursor_candidates, self.dialect),
             names=target_names(self.settings.source, self.aliases, table.schema, table.name),
         )
+
+    def check_unique_values(self, plan: TablePlan) -> None:
+        """The seed's record_id and unique_keys the replica does not carry yet hold at the source."""
+        check_unique_at_source(self.source, self.dialect, self.settings.target, plan, self.table_ref(plan))
 
     def partition_source(self, plan: TablePlan) -> PartitionSource:
         select_list = ", ".join(

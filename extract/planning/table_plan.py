@@ -45,6 +45,15 @@ class TablePlan:
         return own + list(zip(labels, self.unique_key_columns, strict=True))
 
     @property
+    def unique_settings(self) -> list[tuple[str, list[str], list[str]]]:
+        """(the seed's setting, source columns, replica columns) of each unique constraint besides the key."""
+        sources = [[self.config.record_id]] if self.config.record_id is not None else []
+        sources += [list(key) for key in self.config.unique_keys]
+        return [
+            (label, source, replica) for (label, replica), source in zip(self.unique_constraints, sources, strict=True)
+        ]
+
+    @property
     def source_keys(self) -> list[SourceColumn]:
         """The key's source columns, in key order."""
         return [c for name in self.table.primary_key if (c := self.table.column(name)) is not None]

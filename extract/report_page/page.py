@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import html
 import json
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 from extract.core.errors import TidemarkError
 from extract.report_page.charts import charts
 
-#: Where `make install` puts the plotting libraries (npm ci of extract/report_page/package.json).
-ASSETS = Path(sys.prefix) / "report-assets" / "node_modules"
 LIBRARIES = ("vega/build/vega.min.js", "vega-lite/build/vega-lite.min.js", "vega-embed/build/vega-embed.min.js")
 
 _DRAW = """

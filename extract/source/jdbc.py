@@ -31,9 +31,11 @@ class JdbcConnection:
         except Exception as exc:  # py4j wraps every Java exception
             raise SourceError(f"cannot connect to {url.display}: {_java_message(exc)}") from None
 
-    def query(self, sql: str, params: Sequence[str] = ()) -> list[tuple[str | None, ...]]:
+    def query(self, sql: str, params: Sequence[str] = (), max_rows: int = 0) -> list[tuple[str | None, ...]]:
+        """The rows of `sql` (its ? parameters bound to `params`); with `max_rows`, the server stops there."""
         try:
             statement = self._conn.prepareStatement(sql)
+            statement.setMaxRows(max_rows)
             for index, value in enumerate(params, start=1):
                 statement.setString(index, value)
             result = statement.executeQuery()

@@ -1,7 +1,9 @@
 -- The committed state of every replicated table, derived from the append-only
 -- run log (written by the extract) and merge log (written with each merge).
--- It reports on every replica model (generated: macros_generated/), built first.
-{%- if tidemark_replica_models is defined %}{% for name in tidemark_replica_models() %}{% do ref(name) %}{% endfor %}{% endif %}
+-- It reports on every replica model (generated: macros_generated/), built first. The replicas and
+-- the seed are the project's own nodes, so each ref names the project (dbt warns of a package's
+-- model that depends on the root project's without saying so).
+{%- if tidemark_replica_models is defined %}{% for name in tidemark_replica_models() %}{% do ref(project_name, name) %}{% endfor %}{% endif %}
 with
 
 runs as (
@@ -20,12 +22,12 @@ configured as (
     select
         source_schema,
         source_table,
-        {% if 'enabled' in tidemark.tidemark_column_names(ref('sync_tables')) -%}
-            lower(enabled) not in ('false', '0', 'no', 'n', 'f')
+        {% if 'enabled' in tidemark.tidemark_column_names(ref(project_name, 'sync_tables')) -%}
+            lower(cast(enabled as text)) not in ('false', '0', 'no', 'n', 'f')
         {%- else -%}
             true
         {%- endif %} as enabled
-    from {{ ref('sync_tables') }}
+    from {{ ref(project_name, 'sync_tables') }}
     -- a pattern row is no table: the tables it takes are tracked by their runs
     where
         translate(source_schema || source_table, {{ tidemark.tidemark_quote_literal(tidemark.tidemark_contract('pattern_wildcards')) }}, '')
