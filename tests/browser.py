@@ -17,9 +17,8 @@ _FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--virtual-time-budget=15000",
-    # Offline whatever the machine can reach: every name fails to resolve, every proxied request is refused.
-    "--host-resolver-rules=MAP * ~NOTFOUND",
-    "--proxy-server=127.0.0.1:9",
+    # Offline whatever the machine can reach: no host name resolves (a test's own server is 127.0.0.1).
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 )
 
 

@@ -55,8 +55,8 @@ CUSTOMERS = ["--table", "dbo.Customers"]
 SNAPSHOT_HEADER = "CustomerID,Name,Email,CountryCode,CreditLimit,IsActive,RowGuid,ModifiedDate\n"
 SNAPSHOT_ROW = "{0},Ann,ann@example.com,AT,100,true,6f1e9b5e-54a8-4a4a-9c61-0c2b4f4a3f1{0},2026-01-01 00:00:00\n"
 #: A role that must give a password (SECRET is not it), and one that may read but not create.
-LOCKED_ROLE = "tidemark_locked"
-READER_ROLE = "tidemark_reader"
+LOCKED_ROLE = "catalogue_locked"
+READER_ROLE = "catalogue_reader"
 CASES = [
     # The command line.
     Case("unknown table", ["--table", "dbo.Nope"], "'dbo.Nope'"),

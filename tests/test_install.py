@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -22,18 +23,32 @@ NOT_SHIPPED = {".venv", ".venv-bench", ".tidemark", "build", "target", "logs", "
 
 
 def _installed(tmp: Path) -> Path:
-    """A fresh venv with tidemark installed from a copy of the checkout (so no build leftovers leak in)."""
+    """A fresh venv with tidemark installed from a copy of the checkout (so no build leftovers leak in).
+
+    Its dependencies are the pinned set this checkout runs on (`make install` installs them from
+    constraints.txt), seen through a .pth file rather than installed again: pip builds and installs
+    tidemark alone, and `pip check` then proves that what tidemark declares is met by those pins."""
     checkout = tmp / "checkout"
     shutil.copytree(
         REPO, checkout, ignore=lambda folder, names: [n for n in names if n in NOT_SHIPPED or n.endswith(".egg-info")]
     )
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    Path(site, "pinned_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
     done = subprocess.run(
-        [*pip, "-c", str(REPO / "constraints.txt"), str(checkout)], capture_output=True, text=True, timeout=1200
+        [*pip, "install", "--quiet", "--no-deps", str(checkout)], capture_output=True, text=True, timeout=1200
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    checked = subprocess.run([*pip, "check"], capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout[-3000:]
     return venv / "bin"
 
 

@@ -12,6 +12,7 @@ from extract.config.dbt_profile import check_profile
 from extract.config.environment import dbt_profiles_dir, project_dir
 from extract.config.lock_settings import dbt_lock_env, lock_settings
 from extract.config.settings import dbt_profile_env, target_from_env
+from extract.runtime.dbt import ignore_absent_seed_columns
 
 
 def main(argv: Sequence[str]) -> int:
@@ -30,6 +31,7 @@ def main(argv: Sequence[str]) -> int:
         args += ["--profiles-dir", str(profiles)]
     from dbt.cli.main import dbtRunner  # imported here: it takes a second or two
 
+    ignore_absent_seed_columns()
     result = dbtRunner().invoke(args)
     sys.stdout.flush()
     if result.success:
