@@ -19,6 +19,7 @@ from extract.landing.staging import (
     clear_staging,
     duplicate_key_sample,
     keep_latest_versions,
+    key_sample,
 )
 from extract.landing.transfer import land_in_driver, land_partitions
 from extract.partitions.plan import plan_partitions, source_filter
@@ -185,7 +186,7 @@ class TableRun:
             target = next(c.target_name for c in plan.columns if c.source.name == cursor.name)
             keep_latest_versions(conn, plan.names, plan.key_columns, target, record.run_id)
         elif duplicate is not None:
-            sample = ", ".join(f"{k}={v!r}" for k, v in zip(plan.table.primary_key, duplicate, strict=True))
+            sample = key_sample(plan.table.primary_key, duplicate)
             raise BatchRefused(
                 f"{plan.config.key}: the batch holds the key ({sample}) more than once; the source does not "
                 "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv"

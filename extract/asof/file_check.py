@@ -1,11 +1,10 @@
 """A snapshot file is checked whole before its run starts: every row goes through the target's own
-parser into a temporary table that is rolled back, so that a value the target refuses, a key left
+parser into a temporary table, which goes with its session, so that a value the target refuses, a key left
 empty or a key held twice is refused (exit 2) with nothing written, not found halfway through a landing."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
@@ -14,8 +13,9 @@ from pyspark.sql import DataFrame
 
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import TidemarkError
-from extract.landing.staging import column_defs
-from extract.source.typemap import MappedColumn
+from extract.core.quoting import ParameterSafeIdentifier
+from extract.landing.staging import column_defs, duplicate_key_sample, key_sample, rows_without_key
+from extract.planning.table_plan import TablePlan
 
 _SCRATCH = "tidemark_snapshot_file"
 #: Where COPY met a value it refused: `COPY table, line N, column NAME: "VALUE"`.
@@ -32,23 +32,17 @@ def _refused_value(path: Path, exc: psycopg.Error) -> TidemarkError:
     return TidemarkError(f"snapshot file {str(path)!r}: {where}{said}")
 
 
-def check_snapshot_file(
-    target: DatabaseUrl,
-    frame: DataFrame,
-    columns: Sequence[MappedColumn],
-    key: Sequence[str],
-    key_labels: Sequence[str],
-    path: Path,
-) -> None:
+def check_snapshot_file(target: DatabaseUrl, frame: DataFrame, plan: TablePlan, path: Path) -> None:
     """Refuse the file (TidemarkError) unless the target takes every value and each row has its own key.
-    `key` are the replica's key columns, `key_labels` the source's names for them."""
-    names = [sql.Identifier(c.target_name) for c in columns]
-    scratch = sql.Identifier(_SCRATCH)
+    A temporary table only: it goes with the connection, and no run id is taken."""
+    names = [ParameterSafeIdentifier(c.target_name) for c in plan.columns]
+    scratch = ParameterSafeIdentifier(_SCRATCH)
+    key, labels = plan.key_columns, plan.table.primary_key
     with psycopg.connect(target.libpq_url) as conn:
         try:
             conn.execute(
-                sql.SQL("create temporary table {} ({}) on commit drop").format(
-                    scratch, sql.SQL(", ").join(column_defs(columns, with_not_null=False))
+                sql.SQL("create temporary table {} ({})").format(
+                    scratch, sql.SQL(", ").join(column_defs(plan.columns, with_not_null=False))
                 )
             )
             copy_in = sql.SQL("copy {} ({}) from stdin").format(scratch, sql.SQL(", ").join(names))
@@ -57,21 +51,15 @@ def check_snapshot_file(
                     copy.write_row(tuple(row))
         except (psycopg.DataError, psycopg.IntegrityError) as exc:
             raise _refused_value(path, exc) from None
-        keys = sql.SQL(", ").join(map(sql.Identifier, key))
-        empty = sql.SQL(" or ").join(sql.SQL("{} is null").format(sql.Identifier(k)) for k in key)
-        found = conn.execute(sql.SQL("select count(*) from {} where {}").format(scratch, empty)).fetchone()
-        if found is not None and found[0]:
+        keyless = rows_without_key(conn, ("pg_temp", _SCRATCH), key, None)
+        if keyless:
             raise TidemarkError(
-                f"snapshot file {str(path)!r} has {found[0]} row(s) with no value in the key "
-                f"({', '.join(key_labels)}); every row of a snapshot needs its key"
+                f"snapshot file {str(path)!r} has {keyless} row(s) with no value in the key "
+                f"({', '.join(labels)}); every row of a snapshot needs its key"
             )
-        repeated = conn.execute(
-            sql.SQL("select {0} from {1} group by {0} having count(*) > 1 limit 1").format(keys, scratch)
-        ).fetchone()
+        repeated = duplicate_key_sample(conn, ("pg_temp", _SCRATCH), key, None)
         if repeated is not None:
-            sample = ", ".join(f"{k}={v!r}" for k, v in zip(key_labels, repeated, strict=True))
             raise TidemarkError(
-                f"snapshot file {str(path)!r} holds the key ({sample}) more than once; "
+                f"snapshot file {str(path)!r} holds the key ({key_sample(labels, repeated)}) more than once; "
                 "a snapshot must hold each key once"
             )
-        conn.rollback()

@@ -22,7 +22,7 @@ from extract.asof.log import FROM_SOURCE, SnapshotRecord
 from extract.config.seeds import SyncTable
 from extract.core.errors import BatchRefused, TidemarkError, first_line
 from extract.core.observer import Observer
-from extract.landing.staging import duplicate_key_sample, ensure_snapshot_table, rows_without_key
+from extract.landing.staging import duplicate_key_sample, ensure_snapshot_table, key_sample, rows_without_key
 from extract.landing.transfer import land_frame, land_partitions
 from extract.partitions.plan import Partition, plan_partitions
 from extract.planning.planner import Planner
@@ -65,16 +65,10 @@ class SnapshotLanding:
         self.origin = str(file.resolve()) if file is not None else FROM_SOURCE
         self.plan: TablePlan = planner.plan(config)
         # A file is checked whole before a run starts: a wrong one leaves no trace.
-        self.frame = None if file is None else read_snapshot_file(planner.spark, file, self.plan.columns)
-        if file is not None and self.frame is not None:
-            check_snapshot_file(
-                planner.settings.target,
-                self.frame,
-                self.plan.columns,
-                self.plan.key_columns,
-                self.plan.table.primary_key,
-                file,
-            )
+        self.frame = None
+        if file is not None:
+            self.frame = read_snapshot_file(planner.spark, file, self.plan.columns)
+            check_snapshot_file(planner.settings.target, self.frame, self.plan, file)
 
     @property
     def landing(self) -> tuple[str, str]:
@@ -168,7 +162,7 @@ class SnapshotLanding:
             )
         duplicate = duplicate_key_sample(conn, self.landing, self.plan.key_columns, record.run_id)
         if duplicate is not None:
-            sample = ", ".join(f"{k}={v!r}" for k, v in zip(self.plan.table.primary_key, duplicate, strict=True))
+            sample = key_sample(self.plan.table.primary_key, duplicate)
             raise BatchRefused(
                 f"{self.config.key}: the snapshot as of {self.as_of} holds the key ({sample}) more than once; "
                 "a snapshot must hold each key once"

@@ -180,16 +180,23 @@ def duplicate_key_sample(
     return None if row is None else tuple(row)
 
 
-def rows_without_key(conn: psycopg.Connection, landing: tuple[str, str], key: Sequence[str], run_id: int) -> int:
-    """Rows of the run in table `landing` (schema, name) with a NULL in some key column."""
+def key_sample(labels: Sequence[str], values: Sequence[object]) -> str:
+    """A key as an error names it: `Column=value` for each of its columns."""
+    return ", ".join(f"{label}={value!r}" for label, value in zip(labels, values, strict=True))
+
+
+def rows_without_key(conn: psycopg.Connection, landing: tuple[str, str], key: Sequence[str], run_id: int | None) -> int:
+    """Rows of the run in table `landing` (schema, name) with a NULL in some key column; with run_id
+    None, in the whole table."""
+    of_run = sql.SQL("true") if run_id is None else sql.SQL("{} = %s").format(ParameterSafeIdentifier(RUN_ID_COLUMN))
     row = conn.execute(
-        sql.SQL("select count(*) from {}.{} where {} = %s and ({})").format(
+        sql.SQL("select count(*) from {}.{} where {} and ({})").format(
             ParameterSafeIdentifier(landing[0]),
             ParameterSafeIdentifier(landing[1]),
-            ParameterSafeIdentifier(RUN_ID_COLUMN),
+            of_run,
             sql.SQL(" or ").join(sql.SQL("{} is null").format(ParameterSafeIdentifier(k)) for k in key),
         ),
-        (run_id,),
+        () if run_id is None else (run_id,),
     ).fetchone()
     conn.commit()
     return 0 if row is None else int(row[0])
