@@ -14,6 +14,7 @@ from typing import NoReturn
 import psycopg
 
 from extract import run_results
+from extract.config.environment import use_project_dir
 from extract.core.errors import TargetError, TidemarkError
 from extract.core.secrets import mask
 from extract.sync_arguments import extract_parser, reconcile_arguments, snapshot_arguments
@@ -127,7 +128,7 @@ def _take_project_dir(argv: list[str]) -> list[str]:
             value = arg.partition("=")[2] if "=" in arg else (argv[i + 1] if i + 1 < len(argv) else "")
             if not value:
                 raise TidemarkError("--project-dir needs a folder: the dbt project tidemark works in")
-            os.environ["TIDEMARK_PROJECT_DIR"] = value
+            use_project_dir(value)
             return argv[:i] + argv[i + (1 if "=" in arg else 2) :]
     return argv
 

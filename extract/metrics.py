@@ -1,5 +1,6 @@
-"""Prometheus text metrics of an `--every` process (`--metrics-port`, or TIDEMARK_METRICS_PORT), read
-from the state in the target at each scrape, so that they hold for every process that syncs there:
+"""Prometheus metrics of an `--every` process (`--metrics-port`, or TIDEMARK_METRICS_PORT), served by
+prometheus_client: a collector reads them from the state in the target at each scrape, so that they hold
+for every process that syncs there:
 
 - `tidemark_lag_seconds{table}`: seconds since the committed watermark was read from the source (the
   start of the latest merged run): how old the newest change the replica surely holds can be;
@@ -12,13 +13,19 @@ It listens on TIDEMARK_METRICS_HOST (default 127.0.0.1): set 0.0.0.0 for a Prome
 
 from __future__ import annotations
 
-import os
+import socket
 import threading
-from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterable, Iterator
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 import psycopg
+from prometheus_client import CollectorRegistry, make_wsgi_app
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, ThreadingWSGIServer
 
+from extract.config.spec import METRICS_HOST, METRICS_PORT
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import TidemarkError
 
@@ -52,49 +59,63 @@ group by runs.source_schema, runs.source_table, merged.inserted, merged.updated,
 order by 1
 """
 
-_HELP = {
-    "tidemark_lag_seconds": ("gauge", "Seconds since the committed watermark was read from the source."),
-    "tidemark_rows_landed_total": ("counter", "Rows landed in staging by runs that landed."),
-    "tidemark_rows_merged_total": ("counter", "Rows the merges inserted, updated or deleted in the replica."),
-    "tidemark_last_success_timestamp_seconds": ("gauge", "When the table's latest merge committed."),
-    "tidemark_runs_failed_total": ("counter", "Runs of the table that failed."),
-    "tidemark_last_run_failed": ("gauge", "1 when the table's latest run failed."),
-    "tidemark_syncs_total": ("counter", "Sync passes of this process."),
-    "tidemark_sync_failures_total": ("counter", "Sync passes of this process that did not end with exit code 0."),
-}
-
 
 def metrics_port_setting(given: str | None, every: bool) -> int | None:
     """--metrics-port, else TIDEMARK_METRICS_PORT; None when neither is set, or without --every."""
     if given is not None and not every:
         raise TidemarkError("--metrics-port serves an --every process's metrics: give --every too")
-    text, name = (
-        (given, "--metrics-port")
-        if given is not None
-        else (os.environ.get("TIDEMARK_METRICS_PORT"), "TIDEMARK_METRICS_PORT")
-    )
-    if text is None or text == "" or not every:
+    if not every:
         return None
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
-        raise TidemarkError(f"{name} must be a port number from 1 to 65535, not {text!r}")
-    return int(text)
+    return METRICS_PORT.read() if given is None else METRICS_PORT.parse(given, "--metrics-port")
 
 
 def metrics_host() -> str:
-    return os.environ.get("TIDEMARK_METRICS_HOST") or "127.0.0.1"
+    return METRICS_HOST.value()
 
 
-def label(value: str) -> str:
-    """A label value as the text format writes it: backslash, double quote and newline escaped."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+class _Families:
+    """This scrape's metric families, filled row by row."""
 
+    def __init__(self) -> None:
+        table = ["table"]
+        self.lag = GaugeMetricFamily(
+            "tidemark_lag_seconds", "Seconds since the committed watermark was read from the source.", labels=table
+        )
+        self.landed = CounterMetricFamily(
+            "tidemark_rows_landed_total", "Rows landed in staging by runs that landed.", labels=table
+        )
+        self.merged = CounterMetricFamily(
+            "tidemark_rows_merged_total",
+            "Rows the merges inserted, updated or deleted in the replica.",
+            labels=[*table, "change"],
+        )
+        self.last_success = GaugeMetricFamily(
+            "tidemark_last_success_timestamp_seconds", "When the table's latest merge committed.", labels=table
+        )
+        self.failed = CounterMetricFamily("tidemark_runs_failed_total", "Runs of the table that failed.", labels=table)
+        self.last_failed = GaugeMetricFamily(
+            "tidemark_last_run_failed", "1 when the table's latest run failed.", labels=table
+        )
 
-def _number(value: object) -> str:
-    return repr(float(value)) if value is not None else "NaN"  # type: ignore[arg-type]
+    def add(self, row: tuple[Any, ...]) -> None:
+        table, landed, failed, last_failed, inserted, updated, deleted, last_success, lag = row
+        at = [str(table)]
+        self.landed.add_metric(at, float(landed))
+        for change, value in (("inserted", inserted), ("updated", updated), ("deleted", deleted)):
+            self.merged.add_metric([*at, change], float(value))
+        self.failed.add_metric(at, float(failed))
+        self.last_failed.add_metric(at, 1.0 if last_failed else 0.0)
+        if last_success is not None:
+            self.last_success.add_metric(at, float(last_success))
+        if lag is not None:
+            self.lag.add_metric(at, float(lag))
+
+    def all(self) -> Iterator[Metric]:
+        yield from (self.lag, self.landed, self.merged, self.last_success, self.failed, self.last_failed)
 
 
 class Metrics:
-    """What a scrape returns; the process counts its passes here."""
+    """A prometheus_client collector: each scrape runs the query on the state; the process counts its passes here."""
 
     def __init__(self, target: DatabaseUrl, port: int) -> None:
         self.target = target
@@ -102,66 +123,66 @@ class Metrics:
         self.syncs = 0
         self.failures = 0
         self._lock = threading.Lock()
+        self.registry = CollectorRegistry()
+        self.registry.register(self)
 
     def count_pass(self, exit_code: int) -> None:
         with self._lock:
             self.syncs += 1
             self.failures += exit_code != 0
 
-    def render(self) -> str:
+    def collect(self) -> Iterable[Metric]:
+        """Raises psycopg.Error when the target cannot be read: the scrape then fails as a whole."""
         with psycopg.connect(self.target.libpq_url, autocommit=True) as conn:
             found = conn.execute("select to_regclass('_migration.runs') is not null").fetchone()
             rows = conn.execute(_PER_TABLE).fetchall() if found and found[0] else []
-        samples: dict[str, list[str]] = {name: [] for name in _HELP}
-        for table, landed, failed, last_failed, inserted, updated, deleted, last_success, lag in rows:
-            at = f"table={label(str(table))}"
-            samples["tidemark_rows_landed_total"].append(f"{{{at}}} {_number(landed)}")
-            for change, value in (("inserted", inserted), ("updated", updated), ("deleted", deleted)):
-                samples["tidemark_rows_merged_total"].append(f'{{{at},change="{change}"}} {_number(value)}')
-            samples["tidemark_runs_failed_total"].append(f"{{{at}}} {_number(failed)}")
-            samples["tidemark_last_run_failed"].append(f"{{{at}}} {1 if last_failed else 0}")
-            if last_success is not None:
-                samples["tidemark_last_success_timestamp_seconds"].append(f"{{{at}}} {_number(last_success)}")
-            if lag is not None:
-                samples["tidemark_lag_seconds"].append(f"{{{at}}} {_number(lag)}")
+        families = _Families()
+        for row in rows:
+            families.add(row)
+        yield from families.all()
         with self._lock:
-            samples["tidemark_syncs_total"].append(f" {self.syncs}")
-            samples["tidemark_sync_failures_total"].append(f" {self.failures}")
-        return "".join(_family(name, lines) for name, lines in samples.items())
+            syncs, failures = self.syncs, self.failures
+        yield CounterMetricFamily("tidemark_syncs_total", "Sync passes of this process.", value=syncs)
+        yield CounterMetricFamily(
+            "tidemark_sync_failures_total",
+            "Sync passes of this process that did not end with exit code 0.",
+            value=failures,
+        )
 
 
-def _family(name: str, lines: Iterable[str]) -> str:
-    kind, text = _HELP[name]
-    return f"# HELP {name} {text}\n# TYPE {name} {kind}\n" + "".join(f"{name}{line}\n" for line in lines)
+def _app(metrics: Metrics) -> WSGIApplication:
+    """prometheus_client's app at /metrics, answering 503 while the target cannot be read (rather than an
+    error page, and a traceback on the console at every scrape)."""
+    serve: WSGIApplication = make_wsgi_app(metrics.registry)
+
+    def app(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") != "/metrics":
+            start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"metrics are at /metrics\n"]
+        try:
+            return serve(environ, start_response)
+        except psycopg.Error as exc:  # the target down for a while: say so, keep serving
+            start_response("503 Service Unavailable", [("Content-Type", CONTENT_TYPE_PLAIN_0_0_4)])
+            return [f"# target unreachable: {type(exc).__name__}\n".encode()]
+
+    return app
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # a scrape every few seconds is not worth a line on the console
 
 
 class MetricsServer:
-    """`GET /metrics` on host:port, in a thread of its own, until `stop`."""
+    """`GET /metrics` on host:port, served by prometheus_client in a thread of its own, until `stop`."""
 
     def __init__(self, metrics: Metrics, host: str) -> None:
-        self.metrics = metrics
         port = metrics.port
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                if self.path.split("?")[0] != "/metrics":
-                    self.send_error(404, "metrics are at /metrics")
-                    return
-                try:
-                    body, status = metrics.render().encode(), 200
-                except psycopg.Error as exc:  # the target down for a while: say so, keep serving
-                    body, status = f"# target unreachable: {type(exc).__name__}\n".encode(), 503
-                self.send_response(status)
-                self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass  # a scrape every few seconds is not worth a line on the console
-
         try:
-            self._server = ThreadingHTTPServer((host, port), Handler)
+            # As prometheus_client's start_http_server: an IPv6 host listens on IPv6.
+            family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+            server_class = type("MetricsHTTPServer", (ThreadingWSGIServer,), {"address_family": family})
+            self._server: WSGIServer = make_server(host, port, _app(metrics), server_class, handler_class=_QuietHandler)
         except OSError as exc:
             raise TidemarkError(f"metrics port {port} on {host}: {exc.strerror or exc}") from None
         self._thread = threading.Thread(target=self._server.serve_forever, name="metrics", daemon=True)

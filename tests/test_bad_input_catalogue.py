@@ -161,6 +161,15 @@ CASES = [
     Case("lock attempts", ["--all"], "'0'", env={"TIDEMARK_LOCK_ATTEMPTS": "0"}),
     Case("merge timeout", ["--all", "--dbt", "build"], "'8d'", env={"TIDEMARK_MERGE_TIMEOUT": "8d"}),
     Case("connect timeout", ["--all"], "'0s'", env={"TIDEMARK_TARGET_CONNECT_TIMEOUT": "0s"}),
+    Case(
+        "state schema setting",
+        ["--all"],
+        "'pg_state'",
+        env={"TIDEMARK_STATE_SCHEMA": "pg_state", "TIDEMARK_STATE_KEY": SECRET},
+    ),
+    Case("read retries setting", ["--all"], "'21'", env={"TIDEMARK_READ_RETRIES": "21"}),
+    Case("retry backoff setting", ["--all"], "'soon'", env={"TIDEMARK_RETRY_BACKOFF": "soon"}),
+    Case("metrics port setting", ["--all", "--every", "1h"], "'99999'", env={"TIDEMARK_METRICS_PORT": "99999"}),
     # The target refuses or cannot be reached.
     Case(
         "target database missing",

@@ -6,32 +6,23 @@ build Data Docs; exit 1 when an expectation fails."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
-from datetime import timedelta
 
 from extract.commands.table_selection import parser_for, selected_plans
-from extract.config.durations import parse_duration
-
-DEFAULT_MAX_LAG = "1d"
+from extract.config.spec import CHECK_MAX_LAG
 
 
 def main(argv: Sequence[str]) -> int:
     parser = parser_for("check", __doc__)
     parser.add_argument(
         "--max-lag",
-        help=f"how old the committed watermark may be (default TIDEMARK_CHECK_MAX_LAG, else {DEFAULT_MAX_LAG})",
+        help=f"how old the committed watermark may be (default {CHECK_MAX_LAG.name}, else {CHECK_MAX_LAG.default})",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
-    lag_text, lag_name = (
-        (args.max_lag, "--max-lag")
-        if args.max_lag is not None
-        else (os.environ.get("TIDEMARK_CHECK_MAX_LAG", DEFAULT_MAX_LAG), "TIDEMARK_CHECK_MAX_LAG")
-    )
-    max_lag = parse_duration(lag_text, lag_name, maximum=timedelta(days=3650))
+    max_lag = CHECK_MAX_LAG.value_or(args.max_lag, "--max-lag")
     # Imported here: great_expectations takes seconds to load, and only this command needs it.
     from extract.quality.checkpoint_run import run_checkpoint
     from extract.quality.gx_project import docs_index

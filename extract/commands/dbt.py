@@ -4,12 +4,11 @@ code is dbt's: 0 success, 1 a node failed, 2 dbt could not run."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 
 from extract.config.dbt_profile import check_profile
-from extract.config.environment import dbt_profiles_dir, project_dir
+from extract.config.environment import dbt_profiles_dir, hand_on, project_dir
 from extract.config.lock_settings import dbt_lock_env, lock_settings
 from extract.config.settings import dbt_profile_env, target_from_env
 from extract.runtime.dbt import ignore_absent_seed_columns
@@ -21,7 +20,7 @@ def main(argv: Sequence[str]) -> int:
         print(f"usage: python -m extract dbt DBT_COMMAND [DBT_OPTIONS...]\n\n{__doc__}")
         return 0 if args else 2
     target = target_from_env()
-    os.environ.update({**dbt_profile_env(target), **dbt_lock_env(lock_settings())})
+    hand_on({**dbt_profile_env(target), **dbt_lock_env(lock_settings())})
     project = project_dir()
     check_profile(project, target)
     if "--project-dir" not in args:

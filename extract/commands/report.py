@@ -9,8 +9,8 @@ from pathlib import Path
 
 import psycopg
 
+from extract.config.environment import browser_assets
 from extract.config.settings import target_from_env
-from extract.core.browser_assets import browser_assets
 from extract.core.errors import TidemarkError
 from extract.report_page.history import run_history
 from extract.report_page.page import render

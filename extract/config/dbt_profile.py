@@ -8,14 +8,15 @@ environment dbt is given, and compared before anything lands.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from extract.config import spec
 from extract.config.environment import dbt_profiles_dir
+from extract.config.setting import environment
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import TidemarkError, one_line
 
@@ -24,10 +25,12 @@ _LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def _profiles_dir(project: Path, env: Mapping[str, str]) -> Path:
-    given = env.get("DBT_PROFILES_DIR")
-    if given:
-        return Path(given)
-    return dbt_profiles_dir(project, env) or Path(env.get("HOME", "~")).expanduser() / ".dbt"
+    """Where dbt, given `env`, finds profiles.yml: DBT_PROFILES_DIR, the project's own, else ~/.dbt."""
+    return (
+        spec.DBT_PROFILES_DIR.read(env)
+        or dbt_profiles_dir(project, env)
+        or Path(env.get("HOME", "~")).expanduser() / ".dbt"
+    )
 
 
 def profile_output(project: Path, env: Mapping[str, str]) -> tuple[str, str, dict[str, Any]] | None:
@@ -52,7 +55,7 @@ def profile_output(project: Path, env: Mapping[str, str]) -> tuple[str, str, dic
     if name not in raw:
         raise TidemarkError(f"{project_file} names the profile {name!r}, which {profiles} does not have")
     try:
-        target, output = Profile.render_profile(raw[name], name, env.get("DBT_TARGET") or None, ProfileRenderer({}))
+        target, output = Profile.render_profile(raw[name], name, spec.DBT_TARGET.read(env), ProfileRenderer({}))
     except Exception as exc:  # dbt's own words on a profile it cannot render
         raise TidemarkError(f"{profiles}: profile {name!r}: {one_line(str(exc))}") from None
     return name, target, output
@@ -60,7 +63,7 @@ def profile_output(project: Path, env: Mapping[str, str]) -> tuple[str, str, dic
 
 def check_profile(project: Path, target: DatabaseUrl, env: Mapping[str, str] | None = None) -> None:
     """Refuse when the project's dbt profile names another server or database than `target`."""
-    env = os.environ if env is None else env
+    env = environment(env)
     found = profile_output(project, env)
     if found is None:
         return

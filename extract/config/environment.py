@@ -1,57 +1,81 @@
 """Settings read from the environment by commands that need no source or target (init, server, jars),
-and by the runtime (the JDK). The sync's own settings are in settings.py."""
+and by the runtime (the JDK, Spark); and the variables tidemark hands on to the tools it runs. The sync's
+own settings are in settings.py; what each variable takes is in spec.py."""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from extract.core.errors import TidemarkError
+from extract.config import spec
+from extract.config.setting import environment
 
-DEFAULT_PG_PORT = 54329
-
-
-def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
-    return os.environ if env is None else env
+#: Where `make install` puts the browser libraries of tidemark's pages (npm ci of extract/report_page).
+INSTALLED_ASSETS = Path(sys.prefix) / "report-assets" / "node_modules"
 
 
 def project_dir(env: Mapping[str, str] | None = None) -> Path:
     """The dbt project: --project-dir, else TIDEMARK_PROJECT_DIR, else the current folder."""
-    return Path(_env(env).get("TIDEMARK_PROJECT_DIR", ".")).resolve()
+    return spec.PROJECT_DIR.value(env)
+
+
+def use_project_dir(folder: str) -> None:
+    """--project-dir: the project of this command, and of the dbt and Spark it starts (they read the variable)."""
+    os.environ[spec.PROJECT_DIR.name] = folder
 
 
 def gx_root(env: Mapping[str, str] | None = None) -> Path:
     """The folder of the great-expectations project (its gx/ folder): TIDEMARK_GX_ROOT, else the dbt project."""
-    given = _env(env).get("TIDEMARK_GX_ROOT", "").strip()
-    return Path(given).resolve() if given else project_dir(env)
+    return spec.GX_ROOT.read(env) or project_dir(env)
 
 
 def dbt_profiles_dir(project: Path, env: Mapping[str, str] | None = None) -> Path | None:
     """Where dbt should look for profiles.yml when nobody said: the project's own, if it has one (dbt
     itself looks in the current folder, then ~/.dbt). None when DBT_PROFILES_DIR is set."""
-    if _env(env).get("DBT_PROFILES_DIR") or not (project / "profiles.yml").is_file():
+    if spec.DBT_PROFILES_DIR.given(env) or not (project / "profiles.yml").is_file():
         return None
     return project
 
 
 def extra_jars(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """TIDEMARK_JARS: jars for the source's JDBC driver (e.g. mssql-jdbc), colon-separated."""
-    return tuple(j for j in _env(env).get("TIDEMARK_JARS", "").split(":") if j)
+    return spec.JARS.read(env) or ()
 
 
 def java_home(env: Mapping[str, str] | None = None) -> Path | None:
-    home = _env(env).get("JAVA_HOME")
-    return Path(home) if home else None
+    return spec.JAVA_HOME.read(env)
 
 
 def tidemark_home(env: Mapping[str, str] | None = None) -> Path:
     """Where the embedded PostgreSQL of the demo and tests keeps its data."""
-    return Path(_env(env).get("TIDEMARK_HOME", ".tidemark")).resolve()
+    return spec.HOME.value(env)
 
 
 def pg_port(env: Mapping[str, str] | None = None) -> int:
-    text = _env(env).get("TIDEMARK_PG_PORT", str(DEFAULT_PG_PORT))
-    if not text.isdigit() or not 0 < int(text) < 65536:
-        raise TidemarkError(f"TIDEMARK_PG_PORT must be a port number (1 to 65535), not {text!r}")
-    return int(text)
+    return spec.PG_PORT.value(env)
+
+
+def browser_assets(env: Mapping[str, str] | None = None) -> Path:
+    """The node_modules that hold the browser libraries of tidemark's pages: TIDEMARK_REPORT_ASSETS, else
+    the installed ones."""
+    return spec.REPORT_ASSETS.read(env) or INSTALLED_ASSETS
+
+
+def hand_on(variables: Mapping[str, str]) -> None:
+    """Set `variables` for the libraries in this process that read the environment themselves (dbt's profile,
+    great-expectations' config) and for every process this one starts."""
+    os.environ.update(variables)
+
+
+def spark_defaults() -> None:
+    """Spark's own variables, where the user set none: it binds to loopback, and its workers run this Python."""
+    os.environ.setdefault(spec.SPARK_LOCAL_IP.name, spec.SPARK_LOCAL_IP.default or "127.0.0.1")
+    # Workers must use this interpreter, or they miss the packages of this environment.
+    os.environ.setdefault(spec.PYSPARK_PYTHON.name, sys.executable)
+
+
+def with_environment(variables: Mapping[str, str]) -> dict[str, str]:
+    """This process's environment with `variables` over it: what a tool it starts would see."""
+    return {**environment(), **variables}

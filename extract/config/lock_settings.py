@@ -3,20 +3,11 @@ run: settings from the environment (TIDEMARK_LOCK_TIMEOUT, TIDEMARK_LOCK_ATTEMPT
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
-from extract.config.durations import parse_duration
-from extract.core.errors import TidemarkError
-from extract.core.sql_contract import LOCK_TIMEOUT_MS, MERGE_TIMEOUT_MS
-
-#: A reader's query queues behind a waiting ALTER for at most this long, then the ALTER gives way.
-DEFAULT_LOCK_TIMEOUT = f"{LOCK_TIMEOUT_MS}ms"
-DEFAULT_LOCK_ATTEMPTS = "4"
-#: The longest one merge statement may run (it holds the table's merge lock meanwhile); 0s: no limit.
-DEFAULT_MERGE_TIMEOUT = f"{MERGE_TIMEOUT_MS}ms"
+from extract.config import spec
 
 
 @dataclass(frozen=True)
@@ -30,28 +21,11 @@ class LockSettings:
         return float(self.lock_timeout.total_seconds() * 2 ** (attempt - 1))
 
 
-def _attempts(text: str) -> int:
-    value = int(text) if text.strip().isdigit() else 0
-    if not 1 <= value <= 20:
-        raise TidemarkError(f"TIDEMARK_LOCK_ATTEMPTS must be a whole number from 1 to 20, not {text!r}")
-    return value
-
-
 def lock_settings(env: Mapping[str, str] | None = None) -> LockSettings:
-    env = os.environ if env is None else env
     return LockSettings(
-        lock_timeout=parse_duration(
-            env.get("TIDEMARK_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT),
-            "TIDEMARK_LOCK_TIMEOUT",
-            timedelta(milliseconds=10),
-            timedelta(minutes=10),
-        ),
-        attempts=_attempts(env.get("TIDEMARK_LOCK_ATTEMPTS", DEFAULT_LOCK_ATTEMPTS)),
-        merge_timeout=parse_duration(
-            env.get("TIDEMARK_MERGE_TIMEOUT", DEFAULT_MERGE_TIMEOUT),
-            "TIDEMARK_MERGE_TIMEOUT",
-            maximum=timedelta(days=7),
-        ),
+        lock_timeout=spec.LOCK_TIMEOUT.value(env),
+        attempts=spec.LOCK_ATTEMPTS.value(env),
+        merge_timeout=spec.MERGE_TIMEOUT.value(env),
     )
 
 

@@ -1,49 +1,30 @@
-"""Settings from the environment: connections, cursor candidates, Spark. Secrets never leave here."""
+"""Settings from the environment: connections, cursor candidates, Spark. Secrets never leave here.
+
+What each variable takes, its default and meaning are in spec.py; this module gathers them into Settings."""
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
 
-from extract.config.durations import parse_duration
+from extract.config import spec
 from extract.config.environment import extra_jars, gx_root, project_dir
 from extract.config.lock_settings import LockSettings, lock_settings
 from extract.config.reconcile_settings import ReconcileSettings, reconcile_settings
+from extract.config.setting import environment
 from extract.config.urls import DatabaseUrl, parse_url
 from extract.core.errors import TidemarkError
-from extract.core.secrets import register
 
-DEFAULT_CURSOR_CANDIDATES = "ModifiedDate,LastEditedWhen,UpdatedAt,updated_at,LastModified"
-#: Re-read this much before the committed watermark: rows stamped before the clock was
-#: read but committed after the read (late commits) are still picked up.
-DEFAULT_SAFETY_WINDOW = "5m"
-#: A catalog read looks for definitions changed since the previous read's clock less this much:
-#: DDL committed late, or stamped by a clock that drifted, is still seen.
-DEFAULT_CATALOG_PREPONE = "3h"
-#: A batch segment over this many rows is read as several key-range partitions in parallel.
-DEFAULT_PARTITION_THRESHOLD = "200000"
-DEFAULT_MAX_PARTITIONS = "32"
-DEFAULT_MIN_PARTITION_ROWS = "50000"
-#: How long connecting to the source or the target may take before the command gives up.
-DEFAULT_CONNECT_TIMEOUT = "10s"
-#: Tables an `--all` run syncs at once.
-DEFAULT_MAX_PARALLEL_TRANSFERS = "2"
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"", "0", "false", "no", "off"}
 #: How often `--every` may sync: at least a second apart (0s would be a busy loop), at most a week.
 MIN_EVERY = timedelta(seconds=1)
 MAX_EVERY = timedelta(days=7)
-#: Whole numbers a setting may take at most (partitions, rows, tables at once).
-MAX_COUNT = 1_000_000_000
-#: Spark master URLs, as spark-submit documents them.
-_MASTER = re.compile(
-    r"^(local(\[(\*|[1-9]\d{0,4})(,[1-9]\d{0,3})?\])?|local-cluster\[[1-9]\d{0,3},[1-9]\d{0,3},[1-9]\d{0,6}\]"
-    r"|spark://[A-Za-z0-9_.\-\[\]:]+(,[A-Za-z0-9_.\-\[\]:]+)*|yarn|k8s://\S+)$"
-)
+#: The variables of each database's user, password and connect timeout.
+_CREDENTIALS = {
+    "TIDEMARK_SOURCE": (spec.SOURCE_USER, spec.SOURCE_PASSWORD, spec.SOURCE_CONNECT_TIMEOUT),
+    "TIDEMARK_TARGET": (spec.TARGET_USER, spec.TARGET_PASSWORD, spec.TARGET_CONNECT_TIMEOUT),
+}
 
 
 @dataclass(frozen=True)
@@ -67,6 +48,14 @@ class Settings:
     reconcile: ReconcileSettings
     #: Read here so that a bad value is refused before anything is written; the DDL reads it again.
     lock: LockSettings
+    #: The target's schema for tidemark's state (TIDEMARK_STATE_SCHEMA).
+    state_schema: str
+    #: A secret (TIDEMARK_STATE_KEY), masked in every message; kept out of repr so that no print of the
+    #: settings shows it.
+    state_key: str | None = field(repr=False)
+    #: How often a failed read of the source is tried again, and the pause before each try.
+    read_retries: int
+    retry_backoff: timedelta
     catalog_prepone: timedelta = timedelta(hours=3)
 
     @property
@@ -79,31 +68,18 @@ class Settings:
         return self.project_dir / "logs" / "tidemark-jvm.log"
 
 
-def _require(env: Mapping[str, str], name: str, hint: str) -> str:
-    value = env.get(name, "").strip()
-    if not value:
-        raise TidemarkError(f"{name} is not set: {hint}")
-    return value
-
-
 def _with_credentials(url: DatabaseUrl, env: Mapping[str, str], prefix: str) -> DatabaseUrl:
     """The URL with the user and password of PREFIX_USER / PREFIX_PASSWORD; refused when the URL
     names another user or password, since either would silently win over the other."""
-    user = env.get(f"{prefix}_USER") or None
-    password = env.get(f"{prefix}_PASSWORD") or None
-    register(password)
+    user_setting, password_setting, timeout_setting = _CREDENTIALS[prefix]
+    user, password = user_setting.read(env), password_setting.read(env)
     if user and url.user and user != url.user:
         raise TidemarkError(
             f"{prefix}_USER is {user!r} but {prefix}_URL names the user {url.user!r}: set the user in one place"
         )
     if password and url.password and password != url.password:
         raise TidemarkError(f"{prefix}_PASSWORD and the password in {prefix}_URL differ: set the password in one place")
-    timeout = parse_duration(
-        env.get(f"{prefix}_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT),
-        f"{prefix}_CONNECT_TIMEOUT",
-        timedelta(seconds=1),
-        timedelta(minutes=10),
-    )
+    timeout = timeout_setting.value(env)
     return replace(
         url.with_credentials(user or url.user, password or url.password), connect_timeout=int(timeout.total_seconds())
     )
@@ -112,42 +88,36 @@ def _with_credentials(url: DatabaseUrl, env: Mapping[str, str], prefix: str) -> 
 def dbt_profile_env(target: DatabaseUrl) -> dict[str, str]:
     """The variables the dbt profile (profiles.yml.example) reads, for the target at `target`."""
     return {
-        "TIDEMARK_TARGET_HOST": target.host,
-        "TIDEMARK_TARGET_PORT": str(target.port),
-        "TIDEMARK_TARGET_USER": target.user or "",
-        "TIDEMARK_TARGET_PASSWORD": target.password or "",
-        "TIDEMARK_TARGET_DBNAME": target.database,
+        spec.TARGET_HOST.name: target.host,
+        spec.TARGET_PORT.name: str(target.port),
+        spec.TARGET_USER.name: target.user or "",
+        spec.TARGET_PASSWORD.name: target.password or "",
+        spec.TARGET_DBNAME.name: target.database,
     }
 
 
 def _agrees_with_profile(target: DatabaseUrl, env: Mapping[str, str]) -> None:
     """Refuse TIDEMARK_TARGET_URL beside a dbt profile variable that names another server or database:
     the extract would land in one place and dbt merge in another."""
-    for name, value in dbt_profile_env(target).items():
-        if name in {"TIDEMARK_TARGET_USER", "TIDEMARK_TARGET_PASSWORD"}:
-            continue  # compared in _with_credentials
-        given = env.get(name, "").strip()
+    for setting in (spec.TARGET_HOST, spec.TARGET_PORT, spec.TARGET_DBNAME):  # user and password: _with_credentials
+        value, given = dbt_profile_env(target)[setting.name], (setting.given(env) or "").strip()
         if given and given != value:
             raise TidemarkError(
-                f"TIDEMARK_TARGET_URL names {name.removeprefix('TIDEMARK_TARGET_').lower()} {value!r} but {name} "
-                f"is {given!r}: set the target once, in TIDEMARK_TARGET_URL (dbt is given its parts)"
+                f"TIDEMARK_TARGET_URL names {setting.name.removeprefix('TIDEMARK_TARGET_').lower()} {value!r} but "
+                f"{setting.name} is {given!r}: set the target once, in TIDEMARK_TARGET_URL (dbt is given its parts)"
             )
 
 
 def target_from_env(env: Mapping[str, str] | None = None) -> DatabaseUrl:
     """TIDEMARK_TARGET_URL, else the variables the dbt profile reads."""
-    env = os.environ if env is None else env
-    if env.get("TIDEMARK_TARGET_URL", "").strip():
-        target = parse_url(env["TIDEMARK_TARGET_URL"])
+    env = environment(env)
+    target = spec.TARGET_URL.read(env)
+    if target is not None:
         if target.dialect == "postgres":
             _agrees_with_profile(target, env)
-    elif env.get("TIDEMARK_TARGET_HOST", "").strip():
-        port = env.get("TIDEMARK_TARGET_PORT", "5432")
-        if not port.isdigit() or not 0 < int(port) < 65536:
-            raise TidemarkError(f"TIDEMARK_TARGET_PORT must be a port number, not {port!r}")
-        target = parse_url(
-            f"postgresql://{env['TIDEMARK_TARGET_HOST']}:{port}/{env.get('TIDEMARK_TARGET_DBNAME', 'postgres')}"
-        )
+    elif spec.TARGET_HOST.given(env):
+        host, port, database = spec.TARGET_HOST.value(env), spec.TARGET_PORT.value(env), spec.TARGET_DBNAME.value(env)
+        target = parse_url(f"postgresql://{host}:{port}/{database}")
     else:
         raise TidemarkError(
             "no target database: set TIDEMARK_TARGET_URL (postgresql://HOST:PORT/DB) "
@@ -159,42 +129,12 @@ def target_from_env(env: Mapping[str, str] | None = None) -> DatabaseUrl:
 
 
 def source_from_env(env: Mapping[str, str] | None = None) -> DatabaseUrl:
-    env = os.environ if env is None else env
-    url = _require(env, "TIDEMARK_SOURCE_URL", "a JDBC URL such as jdbc:sqlserver://HOST:1433;databaseName=DB")
-    return _with_credentials(parse_url(url), env, "TIDEMARK_SOURCE")
-
-
-def _positive(text: str, name: str) -> int:
-    cleaned = text.strip().replace("_", "")
-    if not cleaned.isdigit() or not 1 <= int(cleaned) <= MAX_COUNT:
-        raise TidemarkError(f"{name} must be a whole number from 1 to {MAX_COUNT:,}, not {text!r}")
-    return int(cleaned)
-
-
-def _flag(env: Mapping[str, str], name: str) -> bool:
-    value = env.get(name, "").strip().lower()
-    if value not in _TRUE | _FALSE:
-        raise TidemarkError(f"{name} must be 1/true/yes/on or 0/false/no/off, not {env[name]!r}")
-    return value in _TRUE
-
-
-def spark_master(text: str, name: str) -> str:
-    """A Spark master URL as spark-submit takes it (local[N], spark://HOST:PORT, yarn, k8s://...)."""
-    if not _MASTER.match(text.strip()):
-        raise TidemarkError(
-            f"{name} {text!r} is not a Spark master URL: use local, local[N], local[*], spark://HOST:PORT, "
-            "yarn or k8s://HOST:PORT"
-        )
-    return text.strip()
+    env = environment(env)
+    return _with_credentials(spec.SOURCE_URL.value(env), env, "TIDEMARK_SOURCE")
 
 
 def spark_master_from_env(env: Mapping[str, str] | None = None) -> str:
-    text = (os.environ if env is None else env).get("TIDEMARK_SPARK_MASTER", "local[*]")
-    return spark_master(text, "TIDEMARK_SPARK_MASTER")
-
-
-def _setting(env: Mapping[str, str], name: str, default: str) -> int:
-    return _positive(env.get(name, default), name)
+    return spec.SPARK_MASTER.value(env)
 
 
 def load_settings(
@@ -204,47 +144,33 @@ def load_settings(
     partition_rows: str | None = None,
     parallel: str | None = None,
 ) -> Settings:
-    env = os.environ if env is None else env
-    window_text, window_name = (
-        (safety_window, "--safety-window")
-        if safety_window is not None
-        else (env.get("TIDEMARK_SAFETY_WINDOW", DEFAULT_SAFETY_WINDOW), "TIDEMARK_SAFETY_WINDOW")
-    )
-    candidates = tuple(
-        c.strip() for c in env.get("DATE_UPDATED_FIELD", DEFAULT_CURSOR_CANDIDATES).split(",") if c.strip()
-    )
-    if not candidates:
-        # Empty, it would make every table without a seed's cursor_column a full read, silently.
-        raise TidemarkError(
-            f"DATE_UPDATED_FIELD is set to {env.get('DATE_UPDATED_FIELD', '')!r}, which names no column: name the "
-            f"cursor columns to look for (comma-separated), or unset it for the default {DEFAULT_CURSOR_CANDIDATES!r}"
-        )
+    """The settings of a sync, a reconcile or a command that reads the source; the command line's options
+    (--master, --safety-window, --partition-rows, --parallel) win over their variables."""
+    env = environment(env)
     return Settings(
         source=source_from_env(env),
         target=target_from_env(env),
         project_dir=project_dir(env),
         gx_root=gx_root(env),
-        cursor_candidates=candidates,
-        spark_master=(spark_master(master, "--master") if master is not None else spark_master_from_env(env)),
+        cursor_candidates=spec.CURSOR_CANDIDATES.value(env),
+        spark_master=spec.SPARK_MASTER.value_or(master, "--master", env),
         extra_jars=extra_jars(env),
-        read_uncommitted=_flag(env, "TIDEMARK_READ_UNCOMMITTED"),
-        safety_window=parse_duration(window_text, window_name),
-        partition_threshold=_setting(env, "PARTITION_THRESHOLD", DEFAULT_PARTITION_THRESHOLD),
-        max_partitions=_setting(env, "MAX_PARTITIONS_PER_TABLE", DEFAULT_MAX_PARTITIONS),
-        min_partition_rows=_setting(env, "MIN_PARTITION_ROWS", DEFAULT_MIN_PARTITION_ROWS),
+        read_uncommitted=spec.READ_UNCOMMITTED.value(env),
+        safety_window=spec.SAFETY_WINDOW.value_or(safety_window, "--safety-window", env),
+        partition_threshold=spec.PARTITION_THRESHOLD.value(env),
+        max_partitions=spec.MAX_PARTITIONS.value(env),
+        min_partition_rows=spec.MIN_PARTITION_ROWS.value(env),
         partition_rows=(
-            _positive(partition_rows, "--partition-rows")
-            if partition_rows is not None
-            else (_setting(env, "PARTITION_ROWS", "") if env.get("PARTITION_ROWS", "").strip() else None)
+            spec.PARTITION_ROWS.read(env)
+            if partition_rows is None
+            else spec.PARTITION_ROWS.parse(partition_rows, "--partition-rows")
         ),
-        max_parallel_transfers=(
-            _positive(parallel, "--parallel")
-            if parallel is not None
-            else _setting(env, "MAX_PARALLEL_TRANSFERS", DEFAULT_MAX_PARALLEL_TRANSFERS)
-        ),
+        max_parallel_transfers=spec.MAX_PARALLEL_TRANSFERS.value_or(parallel, "--parallel", env),
         reconcile=reconcile_settings(env),
         lock=lock_settings(env),
-        catalog_prepone=parse_duration(
-            env.get("TIDEMARK_CATALOG_PREPONE", DEFAULT_CATALOG_PREPONE), "TIDEMARK_CATALOG_PREPONE"
-        ),
+        state_schema=spec.STATE_SCHEMA.value(env),
+        state_key=spec.STATE_KEY.read(env),
+        read_retries=spec.READ_RETRIES.value(env),
+        retry_backoff=spec.RETRY_BACKOFF.value(env),
+        catalog_prepone=spec.CATALOG_PREPONE.value(env),
     )

@@ -9,14 +9,15 @@ is written.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from extract.config import spec
 from extract.config.dbt_profile import check_profile
+from extract.config.environment import with_environment
 from extract.config.settings import dbt_profile_env, target_from_env
 from extract.core.errors import TidemarkError
 from extract.project.package import INSTALL_PATH, PACKAGE_FOLDER, PACKAGE_NAME, install_package
@@ -120,11 +121,11 @@ def project_problems(project_dir: Path, package: Path) -> list[str]:
 
 def _profile_problems(project_dir: Path) -> list[str]:
     """A kept profile that builds elsewhere than TIDEMARK_TARGET_URL (when the target is configured)."""
-    if not (project_dir / "dbt_project.yml").is_file() or not os.environ.get("TIDEMARK_TARGET_URL", "").strip():
+    if not (project_dir / "dbt_project.yml").is_file() or not spec.TARGET_URL.given():
         return []
     target = target_from_env()
     try:
-        check_profile(project_dir, target, {**os.environ, **dbt_profile_env(target)})
+        check_profile(project_dir, target, with_environment(dbt_profile_env(target)))
     except TidemarkError as exc:
         return [str(exc)]
     return []

@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 from great_expectations.core.run_identifier import RunIdentifier
 
-from extract.core.browser_assets import browser_assets
+from extract.config.environment import browser_assets
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.project.verify import source_figures

@@ -8,7 +8,6 @@ no secret is written to the project."""
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from great_expectations.checkpoint.actions import UpdateDataDocsAction
 from great_expectations.data_context.types.base import ProgressBarsConfig
 from great_expectations.exceptions.exceptions import DataContextError
 
+from extract.config.environment import hand_on
 from extract.config.settings import Settings
 from extract.config.urls import DatabaseUrl
 from extract.planning.table_plan import TablePlan
@@ -41,8 +41,7 @@ def open_project(settings: Settings) -> Any:
     if settings.source.dialect == "postgres":
         # GX has no driver for SQL Server here; a Postgres source (the stand-in) it can read.
         reachable[SOURCE_SOURCE] = settings.source
-    for name, url in reachable.items():
-        os.environ[_URL_VARIABLES[name]] = _sqlalchemy_url(url)
+    hand_on({_URL_VARIABLES[name]: _sqlalchemy_url(url) for name, url in reachable.items()})
     context = gx.get_context(mode="file", project_root_dir=str(settings.gx_root))
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
     existing = {source.name for source in context.data_sources.all().values()}

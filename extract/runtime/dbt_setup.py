@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 from extract.config.dbt_profile import check_profile
-from extract.config.lock_settings import dbt_lock_env, lock_settings
+from extract.config.environment import hand_on
+from extract.config.lock_settings import dbt_lock_env
 from extract.config.settings import Settings, dbt_profile_env
 from extract.runtime.dbt import InProcessDbt
 
@@ -16,6 +15,6 @@ def in_process_dbt(dbt_args: list[str] | None, settings: Settings) -> InProcessD
     builds in another database is refused here, before anything lands."""
     if dbt_args is None:
         return None
-    os.environ.update({**dbt_profile_env(settings.target), **dbt_lock_env(lock_settings())})
+    hand_on({**dbt_profile_env(settings.target), **dbt_lock_env(settings.lock)})
     check_profile(settings.project_dir, settings.target)
     return InProcessDbt(dbt_args, settings.project_dir)

@@ -13,6 +13,7 @@ from typing import Any
 from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
+from extract.config.environment import spark_defaults
 from extract.core.errors import TidemarkError
 from extract.runtime import class_archive, landing_jar
 
@@ -34,9 +35,7 @@ def spark_conf(
 ) -> SparkConf:
     """The session's settings; `java_options` for the driver JVM default to using the class archive if there is one.
     Spark logs nothing, or its errors when `verbose`."""
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # Workers must use this interpreter, or they miss the packages of this environment.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    spark_defaults()
     jars = jar_paths(extra_jars)
     log_config = Path(__file__).with_name("log4j2.properties")
     extra = class_archive.java_options(jars) if java_options is None else java_options
