@@ -26,7 +26,7 @@ from bench.tidemark_sync import REPO
 from extract.catalog_state.read import CatalogRead
 from extract.config.settings import load_settings
 from extract.devtools.ddl_times import install_ddl_times
-from extract.planning.planner import Planner
+from extract.planning.planner import Planner, open_planner
 from extract.runtime.spark import SparkRuntime
 
 TABLES = 1000
@@ -69,11 +69,10 @@ def measure(bench_db: BenchDatabases, work: Path, say: Callable[[str], None], ro
     say(f"catalog: {TABLES:,} tables, a full read against an incremental one after one table changed")
     _create_tables(bench_db.source_url, TABLES)
     env = {**bench_db.env, "TIDEMARK_PROJECT_DIR": str(_project(work, TABLES))}
-    planner = Planner(load_settings(env), SparkRuntime("local[1]"))
     full: list[float] = []
     incremental: list[float] = []
     described: list[int] = []
-    try:
+    with open_planner(load_settings(env), SparkRuntime("local[1]")) as planner:
         _timed(planner, full=True)  # the first read, which writes the state
         for number in range(rounds):
             full.append(_timed(planner, full=True)[0])
@@ -83,8 +82,6 @@ def measure(bench_db: BenchDatabases, work: Path, say: Callable[[str], None], ro
             seconds, read = _timed(planner, full=False)
             incremental.append(seconds)
             described.append(len(read.described))
-    finally:
-        planner.close()
     return {
         "tables": TABLES,
         "full_seconds": statistics.median(full),

@@ -30,6 +30,7 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract verify       row counts and content checksums, source vs replica
        python -m extract reconcile    find and repair what a watermark misses: deletes, backdated changes
        python -m extract status       the committed state per table (_migration._migration_state), --history
+       python -m extract state ...    each table's committed state: list, show, history, set, reset, rewind, ...
        python -m extract report       one HTML page of the run history: durations, rows and lag per table, failures
        python -m extract server ...   start/stop the embedded PostgreSQL
        python -m extract demo ...     demo data: setup, change
@@ -44,7 +45,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     from extract.config.settings import MAX_EVERY, MIN_EVERY, load_settings
     from extract.every import SyncEvery
     from extract.metrics import Metrics, metrics_port_setting
-    from extract.reconcile.run import ReconcileOptions
+    from extract.reconcile.result import ReconcileOptions
     from extract.report import print_report
     from extract.runtime.dbt import parse_dbt_args
     from extract.runtime.dbt_setup import in_process_dbt
@@ -105,6 +106,7 @@ SUBCOMMANDS = (
     "verify",
     "reconcile",
     "status",
+    "state",
     "report",
     "server",
     "demo",

@@ -6,9 +6,23 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, TextIO
 
 from tqdm import tqdm
+
+from extract.core.observer import (
+    ClockRead,
+    Event,
+    Failed,
+    Landed,
+    Note,
+    PartitionLanded,
+    Planned,
+    Retrying,
+    RunBegan,
+)
+from extract.state.snapshot_log import SnapshotRecord
 
 
 def _duration(seconds: float) -> str:
@@ -18,6 +32,17 @@ def _duration(seconds: float) -> str:
         if seconds >= 3600
         else (f"{seconds // 60}:{seconds % 60:02d}")
     )
+
+
+def _reading(run: Any, window: timedelta | None) -> str:
+    """What a run reads, as its start says it."""
+    if run.migration_type == "reconcile":
+        return "reconcile: comparing the replica with its source"
+    since = "everything"
+    if run.watermark_used:
+        since = f"changes since {run.watermark_used}" + (f" minus a {window} safety window" if window else "")
+    cursor = f"cursor {run.cursor_column}" if run.cursor_column else "no cursor column: full refresh"
+    return f"{run.migration_type} ({cursor}); reading {since}"
 
 
 @dataclass
@@ -37,49 +62,52 @@ class ConsoleObserver:
         self._tables: dict[str, _Table] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, event: str, details: dict[str, Any]) -> None:
+    def __call__(self, event: Event) -> None:
         with self._lock:
-            self._handle(event, details["table"], details["run"], details)
+            self._handle(event)
 
-    def _handle(self, event: str, table: str, run: Any, details: dict[str, Any]) -> None:
-        if event == "resume":
-            self._tables[table] = _Table(rows_at_start=run.rows_landed or 0)
-            self._say(
-                f"{table}: resuming run {run.run_id}: {run.partitions_landed} of {run.partitions_planned} "
-                f"partition(s), {run.rows_landed:,} rows already landed; watermark candidate {run.watermark_candidate}"
-            )
-            self._open_bar(table, run)
-        elif event == "start":
-            self._tables[table] = _Table()
-            since = "everything"
-            if run.watermark_used:
-                window = details.get("safety_window")
-                since = f"changes since {run.watermark_used}" + (f" minus a {window} safety window" if window else "")
-            cursor = f"cursor {run.cursor_column}" if run.cursor_column else "no cursor column: full refresh"
-            self._say(f"{table}: run {run.run_id}, {run.migration_type} ({cursor}); reading {since}")
-        elif event == "snapshot":
-            self._tables[table] = _Table(rows_at_start=run.rows_landed or 0)
-            verb = "resuming" if details.get("resumed") else "landing"
-            self._say(f"{table}: run {run.run_id}, {verb} a snapshot as of {run.as_of} from {run.origin}")
-        elif event == "planned":
-            rows = "all rows" if run.rows_planned is None else f"{run.rows_planned:,} rows"
-            landed_by = getattr(run, "landed_by", "")  # snapshots are always read by Spark
-            how = {"driver": ", from the driver (too few for a Spark job)", "spark": ", by Spark"}.get(landed_by, "")
-            self._say(f"{table}: {rows} to read in {run.partitions_planned} partition(s){how}")
-            self._open_bar(table, run)
-        elif event == "partition":
-            self._partition(table, run)
-        elif event == "landed":
-            self._landed(table, run, f"{run.target_schema}.stg__{run.target_table}")
-            self._say(f"{table}: watermark candidate {run.watermark_candidate}")
-        elif event == "snapshot-landed":
-            self._landed(table, run, f"{run.target_schema}.{run.target_table}")
-            self._say(f"{table}: the snapshot as of {run.as_of} is applied to the as-of history at `dbt build`")
-        elif event == "note":
-            self._say(f"{table}: {details['text']}" if table else str(details["text"]))
-        elif event == "failed":
-            self._close_bar(table)
-            print(f"{table}: run {run.run_id} failed: {run.error_message}", file=sys.stderr, flush=True)
+    def _handle(self, event: Event) -> None:
+        match event:
+            case RunBegan(table, run, resumed, window) if isinstance(run, SnapshotRecord):
+                self._tables[table] = _Table(rows_at_start=run.rows_landed or 0)
+                verb = "resuming" if resumed else "landing"
+                self._say(f"{table}: run {run.run_id}, {verb} a snapshot as of {run.as_of} from {run.origin}")
+            case RunBegan(table, run, True, _):
+                self._tables[table] = _Table(rows_at_start=run.rows_landed or 0)
+                self._say(
+                    f"{table}: resuming run {run.run_id}: {run.partitions_landed} of {run.partitions_planned} "
+                    f"partition(s), {run.rows_landed:,} rows already landed; "
+                    f"watermark candidate {run.watermark_candidate}"
+                )
+                self._open_bar(table, run)
+            case RunBegan(table, run, False, window):
+                self._tables[table] = _Table()
+                self._say(f"{table}: run {run.run_id}, {_reading(run, window)}")
+            case Planned(table, run):
+                rows = "all rows" if run.rows_planned is None else f"{run.rows_planned:,} rows"
+                how = {"driver": ", from the driver (too few for a Spark job)", "spark": ", by Spark"}.get(
+                    run.landed_by or "", ""
+                )
+                self._say(f"{table}: {rows} to read in {run.partitions_planned} partition(s){how}")
+                self._open_bar(table, run)
+            case PartitionLanded(table, run):
+                self._partition(table, run)
+            case Retrying(table, run, attempt, attempts, wait, error):
+                self._say(f"{table}: run {run.run_id} read failed ({error}); retry {attempt} of {attempts} in {wait}")
+            case Landed(table, run) if isinstance(run, SnapshotRecord):
+                self._landed(table, run, f"{run.target_schema}.{run.target_table}")
+                self._say(f"{table}: the snapshot as of {run.as_of} is applied to the as-of history at `dbt build`")
+            case Landed(table, run):
+                self._landed(table, run, f"{run.target_schema}.stg__{run.target_table}")
+                if run.watermark_candidate:
+                    self._say(f"{table}: watermark candidate {run.watermark_candidate}")
+            case Note(table, text):
+                self._say(f"{table}: {text}" if table else text)
+            case Failed(table, run):
+                self._close_bar(table)
+                print(f"{table}: run {run.run_id} failed: {run.error_message}", file=sys.stderr, flush=True)
+            case ClockRead():
+                pass
 
     def _open_bar(self, table: str, run: Any) -> None:
         state = self._tables.setdefault(table, _Table())

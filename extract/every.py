@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from types import FrameType
 
 from extract.config.durations import spoken_duration
-from extract.core.errors import TidemarkError, first_line
+from extract.core.errors import EXIT_TABLE_FAILED, TidemarkError, first_line
 from extract.metrics import Metrics, MetricsServer, metrics_host
 from extract.report import Outcome, print_report
 from extract.run_results import record_report
@@ -102,4 +102,4 @@ class SyncEvery:
                 raise
             message = first_line(exc)
             print(f"error: {message}", file=sys.stderr, flush=True)
-            return Outcome({"error": message}, exc.exit_code if isinstance(exc, TidemarkError) else 1)
+            return Outcome({"error": message}, exc.exit_code if isinstance(exc, TidemarkError) else EXIT_TABLE_FAILED)

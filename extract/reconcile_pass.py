@@ -9,12 +9,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 from extract.console import ConsoleObserver
-from extract.core.errors import about_table, first_line
+from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, about_table, first_line
 from extract.core.secrets import mask
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
+from extract.readers.reconcile_repairs import reconcile_table
 from extract.reconcile.guards import tables_with_pending_runs
-from extract.reconcile.run import ReconcileOptions, ReconcileRun
+from extract.reconcile.result import ReconcileOptions
 from extract.report import Outcome
 from extract.runtime.dbt import InProcessDbt
 
@@ -60,7 +61,7 @@ class ReconcilePass:
 
     def _reconcile(self, plan: TablePlan) -> dict[str, object]:
         try:
-            result = ReconcileRun(self.planner, plan, self.request.options, self.observer).run()
+            result = reconcile_table(self.planner.context, plan, self.request.options, self.observer)
             return asdict(result)
         except Exception as exc:  # one table's failure must not stop the others
             message = first_line(exc)
@@ -83,5 +84,5 @@ class ReconcilePass:
                 print(f"dbt {' '.join(self.dbt.requested)} failed ({self.dbt.failure})", file=sys.stderr)
         if failed:
             print(f"{len(failed)} of {len(summary)} table(s) failed: {', '.join(failed)}", file=sys.stderr)
-            return Outcome(report, 1)
-        return Outcome(report, 5 if not all(dbt_runs) else 0)
+            return Outcome(report, EXIT_TABLE_FAILED)
+        return Outcome(report, EXIT_DBT_FAILED if not all(dbt_runs) else EXIT_OK)

@@ -163,7 +163,7 @@ def _add_general_options(parser: argparse.ArgumentParser) -> None:
 
 def snapshot_arguments(args: argparse.Namespace) -> tuple[date | None, Path | None]:
     """The snapshot date and file asked for, checked before anything starts."""
-    from extract.asof.run import parse_snapshot_date
+    from extract.readers.asof_snapshot import parse_snapshot_date
 
     if args.snapshot_file is not None and args.snapshot_date is None:
         raise TidemarkError(f"--snapshot-file {args.snapshot_file!r} needs --snapshot-date: the date it is as of")

@@ -12,21 +12,22 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from extract.asof.run import SnapshotLanding
 from extract.config.seeds import SyncTable
 from extract.config.settings import Settings
 from extract.console import ConsoleObserver
-from extract.core.errors import TidemarkError, about_table, first_line
-from extract.core.observer import Observer
+from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, TidemarkError, about_table, first_line
+from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
+from extract.lifecycle.context import RunContext
 from extract.planning.planner import Planner
 from extract.project.follow_catalog import follow_catalog, touches_project
-from extract.reconcile.run import ReconcileOptions
+from extract.readers.asof_snapshot import SnapshotLanding
+from extract.reconcile.result import ReconcileOptions
 from extract.reconcile_pass import ReconcilePass, ReconcileRequest
 from extract.report import Outcome
 from extract.runtime.dbt import InProcessDbt
 from extract.runtime.spark import SparkRuntime
-from extract.table_run import run_table
+from extract.sync_table import sync_table
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,10 @@ class SyncPass:
         """
         request = self.request
         # Connections to the source live for one pass: a loop may sleep longer than a server keeps them.
-        planner = Planner(self.settings, self.runtime)
+        context = RunContext.open(self.settings, self.runtime)
+        planner: Planner | None = None
         try:
+            planner = Planner(context)
             tables = self._tables(planner)
             observer = ConsoleObserver(quiet=request.quiet or request.json)
             self._read_catalog(planner, observer)
@@ -106,7 +109,9 @@ class SyncPass:
             if self._reconcile_due():
                 return self._reconcile(planner, self._finish(summary, len(tables)))
         finally:
-            planner.close()
+            if planner is not None:
+                planner.close()
+            context.close()
             if not keep_runtime:
                 self.runtime.stop()
         return self._finish(summary, len(tables))
@@ -122,14 +127,14 @@ class SyncPass:
             "changes": [f"{change.table_key}: {change.describe()}" for change in read.changes],
         }
         for change in read.changes:
-            observer("note", {"table": change.table_key, "run": None, "text": f"source catalog: {change.describe()}"})
+            observer(Note(change.table_key, f"source catalog: {change.describe()}"))
 
     def _follow_catalog(self, planner: Planner, observer: Observer) -> None:
         """The dbt files written again for the changed replicas, before this pass's dbt parses them."""
         written, problem = follow_catalog(planner, self.settings.project_dir)
         self._catalog["regenerated"] = [str(path.relative_to(self.settings.project_dir)) for path in written]
         text = problem or f"dbt files written again for the changed schemas ({len(written)} files)"
-        observer("note", {"table": None, "run": None, "text": text})
+        observer(Note(None, text))
 
     def _reconcile_due(self) -> bool:
         every = self.request.reconcile_every
@@ -143,7 +148,7 @@ class SyncPass:
         tables = synced.report["tables"]
         assert isinstance(tables, list)
         names = [str(entry["table"]) for entry in tables if entry["status"] == "landed"]
-        if not names or synced.exit_code == 5:
+        if not names or synced.exit_code == EXIT_DBT_FAILED:
             return synced
         self._reconciled_at = time.monotonic()
         asked = ReconcileRequest(names, request.reconcile_options, request.quiet, request.json, request.verbose)
@@ -161,7 +166,7 @@ class SyncPass:
         plan = planner.plan(config)
         planner.check_unique_values(plan)
         refresh = request.full_refresh and self._catalog_reads == 1
-        return TableJob(config, lambda observer: run_table(planner, config, observer, plan=plan, refresh=refresh))
+        return TableJob(config, lambda observer: sync_table(planner.context, plan, observer, refresh))
 
     def _sync(self, job: TableJob, observer: ConsoleObserver) -> dict[str, object]:
         try:
@@ -188,7 +193,7 @@ class SyncPass:
             )
         if failed:
             print(f"{len(failed)} of {tables} table(s) failed: {', '.join(failed)}", file=sys.stderr)
-            return Outcome(report, 1)
+            return Outcome(report, EXIT_TABLE_FAILED)
         if dbt_ok is False:
-            return Outcome(report, 5)
-        return Outcome(report, 0)
+            return Outcome(report, EXIT_DBT_FAILED)
+        return Outcome(report, EXIT_OK)

@@ -23,14 +23,15 @@ from psycopg import sql
 from pyspark.sql import SparkSession
 
 from extract.config.settings import Settings, load_settings
-from extract.core.observer import Observer
+from extract.core.observer import Observer, silent
 from extract.devtools import server
 from extract.devtools.ddl_times import install_ddl_times
+from extract.lifecycle.context import RunContext
 from extract.planning.planner import Planner
 from extract.project.generate import Origin, write_project_files
 from extract.project.package import PACKAGE_FOLDER, install_package
 from extract.runtime.spark import SparkRuntime, get_spark
-from extract.table_run import RunResult, run_table
+from extract.sync_table import RunResult, sync_table
 
 REPO = Path(__file__).resolve().parent.parent
 DATASETS = REPO.parent / "shared" / "datasets"
@@ -103,12 +104,18 @@ class Project:
     @property
     def planner(self) -> Planner:
         if self._planner is None:
-            self._planner = Planner(self.settings, SparkRuntime("local[2]"))
+            context = RunContext.open(self.settings, SparkRuntime("local[2]"))
+            try:
+                self._planner = Planner(context)
+            except BaseException:
+                context.close()
+                raise
         return self._planner
 
     def close(self) -> None:
         if self._planner is not None:
             self._planner.close()
+            self._planner.context.close()
             self._planner = None
 
     def generate(self) -> None:
@@ -117,8 +124,8 @@ class Project:
 
     def extract(self, table: str | None = None, observer: Observer | None = None) -> list[RunResult]:
         configs = [self.planner.find(table)] if table else self.planner.enabled_tables()
-        kwargs: dict[str, Any] = {"observer": observer} if observer else {}
-        return [run_table(self.planner, c, **kwargs) for c in configs]
+        planner = self.planner
+        return [sync_table(planner.context, planner.plan(c), observer or silent) for c in configs]
 
     def dbt(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, **self.env, "DBT_PROFILES_DIR": str(self.root), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}

@@ -12,8 +12,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from extract.asof.run import SnapshotLanding
 from extract.core.errors import TidemarkError
+from extract.core.observer import Event, PartitionLanded, Planned, RunBegan, silent
+from extract.readers.asof_snapshot import SnapshotLanding
 from tests.conftest import Project
 
 SCHEMA_PREFIX = "demo__"
@@ -52,7 +53,7 @@ def source_rows(project: Project, rows: list[tuple[int, str, str | None]]) -> No
 def land(project: Project, as_of: date, file: Path | None = None, observer: Any = None) -> int:
     config = project.planner.find("dbo.Prices")
     landing = SnapshotLanding(project.planner, config, as_of, file)
-    return landing.run(observer or (lambda event, details: None)).rows_landed
+    return landing.run(observer or silent).rows_landed
 
 
 def history(project: Project) -> list[Version]:
@@ -199,13 +200,13 @@ def test_a_killed_snapshot_resumes_with_the_partitions_not_landed(prices: Projec
     holder = prices.target()
     holder.autocommit = False
 
-    def hold_partitions_4_and_up(event: str, details: dict[str, Any]) -> None:
-        if event == "planned":  # their tasks copy their rows, then wait to mark the partition landed
+    def hold_partitions_4_and_up(event: Event) -> None:
+        if isinstance(event, Planned):  # their tasks copy their rows, then wait to mark the partition landed
             holder.execute(
                 "select 1 from _migration.partition_log where run_id = %s and partition_no >= 4 for update",
-                (details["run"].run_id,),
+                (event.run.run_id,),
             )
-        if event == "partition":
+        if isinstance(event, PartitionLanded):
             raise Killed
 
     with pytest.raises(Killed):
@@ -224,9 +225,9 @@ def test_a_killed_snapshot_resumes_with_the_partitions_not_landed(prices: Projec
     )
     assert 1 <= landed_before < 4
 
-    events: list[tuple[str, Any]] = []
-    assert land(prices, DEC[9], observer=lambda event, details: events.append((event, details))) == 40
-    assert events[0][0] == "snapshot" and events[0][1]["resumed"] is True
+    events: list[Event] = []
+    assert land(prices, DEC[9], observer=events.append) == 40
+    assert isinstance(events[0], RunBegan) and events[0].resumed is True
     assert prices.scalar("select max(run_id) from _migration.snapshot_log") == killed_run
     prices.build()
     assert len(history(prices)) == 40

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from extract.core.observer import Event, PartitionLanded, Planned
 from tests.conftest import Project
 from tests.demo_fixture import demo, merge_counts
 from tests.replica_check import assert_replicas_equal
@@ -118,8 +119,8 @@ def test_a_column_default_on_the_empty_replica_keeps_it(demo: Project) -> None:
 def test_a_first_sync_that_fails_leaves_no_table_behind(demo: Project) -> None:
     _, staging, first = tables(demo, "customers")
 
-    def fail_once_a_partition_landed(event: str, details: dict[str, Any]) -> None:
-        if event == "partition":
+    def fail_once_a_partition_landed(event: Event) -> None:
+        if isinstance(event, PartitionLanded):
             assert oid(demo, first) is not None  # the run lands in a table of its own
             raise RuntimeError("network reset")
 
@@ -136,8 +137,8 @@ def test_a_first_sync_that_fails_leaves_no_table_behind(demo: Project) -> None:
 def test_a_view_on_staging_makes_the_landed_rows_copy_into_it(demo: Project) -> None:
     replica, staging, first = tables(demo, "customers")
 
-    def read_staging_from_a_view(event: str, details: dict[str, Any]) -> None:
-        if event == "planned":
+    def read_staging_from_a_view(event: Event) -> None:
+        if isinstance(event, Planned):
             with demo.target() as conn:
                 conn.execute(f"create view public.staged_customers as select customerid from {staging}")
 

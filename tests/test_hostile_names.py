@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 from psycopg import sql
 from pyspark.sql import SparkSession
 
-from extract.asof.run import SnapshotLanding
 from extract.config.naming import MAX_NAME_BYTES, RESERVED_COLUMNS, RESERVED_PREFIX, target_names
 from extract.config.seeds import fold_name
 from extract.core.errors import TidemarkError
 from extract.core.quoting import ParameterSafeIdentifier
 from extract.project.verify import verify_tables
+from extract.readers.asof_snapshot import SnapshotLanding
 from tests.conftest import Project, new_project
 from tests.replica_check import assert_replicas_equal
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from extract.partitions.plan import Partition
+from extract.readers.read_start import read_segments
 from tests.conftest import Project
 
 COLUMNS = """
@@ -87,8 +88,10 @@ def _as_text(project: Project, url: str, schema: str, table: str, columns: list[
 def test_edge_values_land_exactly(edge_tables: Project, table: str, expected_format: str) -> None:
     planner = edge_tables.planner
     plan = planner.plan(planner.find(table))
-    segment = planner.read_segments(plan, None)[0]
-    frame, _ = planner.partition_source(plan).frames([segment], [Partition(1, segment.name, None, None)])
+    segment = read_segments(planner.context, plan, None)[0]
+    frame, _ = planner.context.partition_source(plan.table, plan.columns).frames(
+        [segment], [Partition(1, segment.name, None, None)]
+    )
     # The format the landing classes choose: binary when every column has an exact binary form.
     jvm = frame.sparkSession.sparkContext._jvm
     types = frame.sparkSession.sparkContext._gateway.new_array(jvm.String, len(plan.columns))

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from extract.core.observer import ClockRead, Event, PartitionLanded, Planned, RunBegan
 from tests.conftest import Project
 from tests.replica_check import assert_replicas_equal
 from tests.test_ties import tied
@@ -33,28 +32,27 @@ def test_killed_run_resumes_with_the_partitions_not_landed(tied: Project, first_
     holder = tied.target()
     holder.autocommit = False
 
-    def hold_partitions_8_and_up(event: str, details: dict[str, Any]) -> None:
-        run = details["run"]
-        if event == "planned" and not first_sync:
+    def hold_partitions_8_and_up(event: Event) -> None:
+        if isinstance(event, Planned) and not first_sync:
             # A replica with a row (as after an earlier sync) makes the run land in staging, where
             # each row names its partition; the full run's merge deletes the row.
             with tied.target() as conn:
                 conn.execute(f"insert into {schema}.tied values ('gone', 0, 'x', null)")
-        if event == "planned":
+        if isinstance(event, Planned):
             # Their tasks copy their rows, then wait to mark the partition landed: the cores fill up.
             holder.execute(
                 "select 1 from _migration.partition_log where run_id = %s and partition_no >= 8 for update",
-                (run.run_id,),
+                (event.run.run_id,),
             )
-        if event == "partition" and first_sync:
+        if isinstance(event, PartitionLanded) and first_sync:
             assert tied.scalar(f"select count(*) from {schema}.stg_first__tied") > 0
             raise Killed
-        if event == "partition":
+        if isinstance(event, PartitionLanded):
             with tied.target() as conn:  # a partition half written when the process died
                 half = conn.execute(
                     f"""insert into {staging} select region, id, val, modifieddate, _tidemark_run_id, 999
                     from {staging} where _tidemark_run_id = %s limit 2""",
-                    (run.run_id,),
+                    (event.run.run_id,),
                 )
                 assert half.rowcount == 2
             raise Killed
@@ -73,9 +71,10 @@ def test_killed_run_resumes_with_the_partitions_not_landed(tied: Project, first_
     before = landed_partitions(tied, first)
     assert before and max(before) < 8
 
-    events: list[str] = []
-    result = tied.extract("dbo.Tied", observer=lambda event, details: events.append(event))[0]
-    assert events[0] == "resume" and "watermark" not in events and "planned" not in events
+    events: list[Event] = []
+    result = tied.extract("dbo.Tied", observer=events.append)[0]
+    assert isinstance(events[0], RunBegan) and events[0].resumed
+    assert not any(isinstance(e, ClockRead | Planned) for e in events)
     assert result.run_id == first
     assert result.rows_landed == 100  # the half partition was dropped; a repeat would fail the key check
     after = landed_partitions(tied, first)
@@ -88,16 +87,16 @@ def test_killed_run_resumes_with_the_partitions_not_landed(tied: Project, first_
 
 
 def test_a_failed_run_is_not_resumed(tied: Project) -> None:
-    def fail_once_a_partition_landed(event: str, details: dict[str, Any]) -> None:
-        if event == "partition":
+    def fail_once_a_partition_landed(event: Event) -> None:
+        if isinstance(event, PartitionLanded):
             raise RuntimeError("network reset")
 
     with pytest.raises(RuntimeError, match="network reset"):
         tied.extract("dbo.Tied", observer=fail_once_a_partition_landed)
     assert tied.scalar("select status from _migration.run_log order by event_id desc limit 1") == "failed"
-    events: list[str] = []
-    result = tied.extract("dbo.Tied", observer=lambda event, details: events.append(event))[0]
-    assert events[0] == "start"
+    events: list[Event] = []
+    result = tied.extract("dbo.Tied", observer=events.append)[0]
+    assert isinstance(events[0], RunBegan) and not events[0].resumed
     assert result.rows_landed == 100
     tied.build()
     assert_replicas_equal(tied)

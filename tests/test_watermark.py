@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import psycopg
 
+from extract.core.observer import ClockRead, Event, Landed
 from extract.landing.staging import duplicate_key_sample, keep_latest_versions
 from tests.conftest import Project
 from tests.demo_fixture import committed_watermark, demo, merge_counts, refuse_credit_limit_change
@@ -40,12 +39,12 @@ def test_rows_with_null_cursor_are_picked_up_every_run(demo: Project) -> None:
 def test_row_changed_while_extract_runs_is_picked_up_next_run(demo: Project) -> None:
     demo.sync()
 
-    def change_after_clock_read(event: str, details: dict[str, Any]) -> None:
+    def change_after_clock_read(event: Event) -> None:
         # Committed after the watermark candidate was read, before the data query.
-        if event == "watermark":
+        if isinstance(event, ClockRead):
             touch_customer(demo, 10, "during")
         # Committed after the batch was read: this run cannot see it.
-        if event == "landed":
+        if isinstance(event, Landed):
             touch_customer(demo, 11, "after")
 
     demo.extract("dbo.Customers", observer=change_after_clock_read)
@@ -103,8 +102,8 @@ def test_failed_extract_does_not_advance_the_watermark(demo: Project) -> None:
     before = committed_watermark(demo, "customers")
     touch_customer(demo, 6, "lost?")
 
-    def fail_after_clock(event: str, details: dict[str, Any]) -> None:
-        if event == "watermark":
+    def fail_after_clock(event: Event) -> None:
+        if isinstance(event, ClockRead):
             raise RuntimeError("source went away")
 
     try:
@@ -200,8 +199,8 @@ def test_a_watermark_that_would_move_back_fails_the_run(demo: Project) -> None:
     demo.sync()
     with demo.target() as conn:
         conn.execute(
-            """update _migration.run_log set watermark_candidate = '2099-01-01 00:00:00.000'
-            where status = 'landed' and source_table = 'Customers'"""
+            """update _migration.stream_state set cursor_value = '2099-01-01 00:00:00.000'
+            where table_key like '%.customers'"""
         )
     runs_before = demo.scalar("select count(*) from _migration.run_log where status = 'landed'")
     touch_customer(demo, 7, "after the clock went back")

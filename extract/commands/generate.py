@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from extract.config.settings import load_settings
-from extract.planning.planner import Planner
+from extract.planning.planner import open_planner
 from extract.project.generate import Origin, write_project_files
 from extract.project.model_docs import without_snapshot
 from extract.runtime.spark import SparkRuntime
@@ -18,12 +18,10 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--master", help="Spark master URL")
     args = parser.parse_args(argv)
     settings = load_settings(master=args.master)
-    planner = Planner(settings, SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log))
-    try:
+    runtime = SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log)
+    with open_planner(settings, runtime) as planner:
         plans = [planner.plan(config) for config in planner.enabled_tables()]
-    finally:
-        planner.close()
-    origin = Origin.of(settings.source, planner.aliases)
+        origin = Origin.of(settings.source, planner.aliases)
     for path in write_project_files(settings.project_dir, plans, origin):
         print(f"wrote {path.relative_to(settings.project_dir)}")
     for plan in plans:

@@ -53,8 +53,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv)
     from extract.config.settings import load_settings
+    from extract.lifecycle.context import RunContext
     from extract.planning.planner import Planner
-    from extract.reconcile.run import ReconcileOptions
+    from extract.reconcile.result import ReconcileOptions
     from extract.reconcile_pass import ReconcilePass, ReconcileRequest
     from extract.report import print_report
     from extract.run_results import record_report
@@ -76,11 +77,15 @@ def main(argv: Sequence[str]) -> int:
         json=args.json,
         verbose=args.verbose,
     )
-    planner = Planner(settings, runtime)
+    context = RunContext.open(settings, runtime)
     try:
-        outcome = ReconcilePass(planner, dbt, request).run()
+        planner = Planner(context)
+        try:
+            outcome = ReconcilePass(planner, dbt, request).run()
+        finally:
+            planner.close()
     finally:
-        planner.close()
+        context.close()
         runtime.stop()
     if args.json:
         print_report(outcome.report)

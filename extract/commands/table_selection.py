@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from extract.config.settings import load_settings
-from extract.planning.planner import Planner
+from extract.planning.planner import Planner, open_planner
 from extract.planning.table_plan import TablePlan
 from extract.runtime.spark import SparkRuntime
 
@@ -24,9 +24,7 @@ def parser_for(command: str, description: str | None) -> argparse.ArgumentParser
 @contextmanager
 def selected_plans(args: argparse.Namespace) -> Iterator[tuple[Planner, Sequence[TablePlan]]]:
     settings = load_settings(master=args.master)
-    planner = Planner(settings, SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log))
-    try:
+    runtime = SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log)
+    with open_planner(settings, runtime) as planner:
         configs = [planner.find(n) for n in args.table] if args.table else planner.enabled_tables()
         yield planner, [planner.plan(config) for config in configs]
-    finally:
-        planner.close()

@@ -2,41 +2,49 @@
 
 from extract.core.secrets import mask
 
+EXIT_OK = 0
+EXIT_TABLE_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_SOURCE = 3
+EXIT_TARGET = 4
+EXIT_DBT_FAILED = 5
+EXIT_INTERRUPTED = 130
+
 #: Every exit code the extract gives, and what it means; the README's table says the same.
 EXIT_CODES = {
-    0: "every table landed (and --dbt's dbt succeeded)",
-    1: "some table failed while landing; the others still ran",
-    2: "bad input or configuration, found anywhere; nothing was written",
-    3: "the source refused or could not be reached",
-    4: "the target refused or could not be reached (no such database, a wrong password, no privilege)",
-    5: "--dbt's dbt failed; what landed waits for the next merge",
-    130: "interrupted",
+    EXIT_OK: "every table landed (and --dbt's dbt succeeded)",
+    EXIT_TABLE_FAILED: "some table failed while landing; the others still ran",
+    EXIT_BAD_INPUT: "bad input or configuration, found anywhere; nothing was written",
+    EXIT_SOURCE: "the source refused or could not be reached",
+    EXIT_TARGET: "the target refused or could not be reached (no such database, a wrong password, no privilege)",
+    EXIT_DBT_FAILED: "--dbt's dbt failed; what landed waits for the next merge",
+    EXIT_INTERRUPTED: "interrupted",
 }
 
 
 class TidemarkError(Exception):
     """An error caused by input or configuration; printed without a traceback."""
 
-    exit_code = 2
+    exit_code = EXIT_BAD_INPUT
 
 
 class SourceError(TidemarkError):
     """The source database refused or lacks what we need."""
 
-    exit_code = 3
+    exit_code = EXIT_SOURCE
 
 
 class TargetError(TidemarkError):
     """The target database refused or could not be reached."""
 
-    exit_code = 4
+    exit_code = EXIT_TARGET
 
 
 class BatchRefused(TidemarkError):
     """A landed batch breaks a rule the merge relies on (a key held twice, a key left empty): the table's
     run fails, and the other tables go on (exit 1)."""
 
-    exit_code = 1
+    exit_code = EXIT_TABLE_FAILED
 
 
 class LogicalError(BatchRefused):

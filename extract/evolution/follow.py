@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import psycopg
 
-from extract.core.observer import Observer
+from extract.core.observer import Note, Observer
 from extract.evolution.apply import evolve, refuse_unless_allowed
 from extract.evolution.drift import drift
 from extract.landing.staging import ensure_snapshot_table, ensure_tables, relax_not_null
@@ -25,7 +25,7 @@ def follow_schema(conn: psycopg.Connection, plan: TablePlan, refresh: bool, obse
     refuse_unless_allowed(plan, found)
     said = [change.describe() for change in evolve(conn, plan, found)]
     for text in said:
-        observer("note", {"table": plan.config.key, "run": None, "text": f"schema: {text}"})
+        observer(Note(plan.config.key, f"schema: {text}"))
     return said
 
 

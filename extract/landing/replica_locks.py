@@ -14,7 +14,7 @@ import psycopg
 from psycopg import errors
 
 from extract.config.lock_settings import LockSettings, lock_settings, postgres_milliseconds
-from extract.core.errors import TidemarkError
+from extract.core.errors import EXIT_TABLE_FAILED, TidemarkError
 
 T = TypeVar("T")
 
@@ -32,7 +32,7 @@ order by 4 desc nulls last
 class ReplicaLocked(TidemarkError):
     """Another session holds a lock the replica's DDL needs, past every attempt: the table's run fails."""
 
-    exit_code = 1
+    exit_code = EXIT_TABLE_FAILED
 
 
 def lock_holders(conn: psycopg.Connection, relations: Sequence[str]) -> str:

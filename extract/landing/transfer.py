@@ -4,7 +4,7 @@ meanwhile, or, for a batch of one partition's size, from the driver's JVM withou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Any
 
@@ -35,6 +35,12 @@ class PartitionSource:
     url: DatabaseUrl
     table_ref: str
     select_list: str
+    #: Rows fetched from the source at a time.
+    fetch_rows: int = 10_000
+
+    def fetching(self, rows: int) -> PartitionSource:
+        """The same reads, `rows` rows a fetch (a retry reads smaller pages)."""
+        return replace(self, fetch_rows=rows)
 
     def frames(self, parts: list[Segment], pending: list[Partition]) -> tuple[DataFrame, list[int]]:
         """One DataFrame of the pending partitions, and the partition number of each of its Spark
@@ -62,7 +68,7 @@ class PartitionSource:
                 self.url.jdbc_url,
                 self.relation(segment),
                 predicates=[self.partition_filter(segment, p) for p in partitions],
-                properties={"fetchsize": "10000", **self.url.jdbc_properties()},
+                properties={"fetchsize": str(self.fetch_rows), **self.url.jdbc_properties()},
             )
         except Py4JJavaError as exc:
             raise LandingError(f"reading {self.table_ref} failed: {java_error_line(exc)}") from exc
@@ -139,6 +145,7 @@ def land_in_driver(
     by_name = {s.name: s for s in parts}
     target_types = _target_types(gateway, columns)
     source_properties = java_properties(gateway.jvm, source.url)
+    source_properties.setProperty("fetchsize", str(source.fetch_rows))
     target_properties = java_properties(gateway.jvm, target)
     statement = copy_statement(staging, columns, tagged=tagged)
     with psycopg.connect(target.libpq_url, autocommit=True) as conn:

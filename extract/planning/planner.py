@@ -1,14 +1,13 @@
-"""What every run in one process shares: settings, Spark, the source connections, the seeds; and the plan
-of each table, checked before any state is written."""
+"""The plan of each table of a pass, checked before any state is written: the seeds, the catalog read,
+the type map, the target's names."""
 
 from __future__ import annotations
 
 import sys
-import threading
-from datetime import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psycopg
-from pyspark.sql import SparkSession
 
 from extract.catalog_state.read import CatalogOutcome, CatalogRead, CatalogReader
 from extract.config.naming import check_column_names, check_distinct_replicas, target_names
@@ -16,25 +15,20 @@ from extract.config.patterns import expand_patterns, is_pattern, unmatched_patte
 from extract.config.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.config.settings import Settings
 from extract.core.errors import TidemarkError
-from extract.landing.transfer import PartitionSource
-from extract.partitions.plan import PartitionSizing, Segment, segments
+from extract.lifecycle.context import RunContext
 from extract.planning.table_plan import TablePlan
 from extract.planning.unique_at_source import check_unique_at_source
 from extract.runtime.spark import SparkRuntime
 from extract.source.catalog import SourceTable
 from extract.source.describe import choose_cursor, configured_table, describe_table
-from extract.source.dialects import Dialect, dialect_for
-from extract.source.jdbc import JdbcConnection
 from extract.source.target_types import TargetTypes
 from extract.source.typemap import TypeMap
-from extract.source.watermarks import parse_modify_id, parse_watermark
 
 
 class Planner:
-    def __init__(self, settings: Settings, runtime: SparkRuntime) -> None:
-        self.settings = settings
-        self.runtime = runtime
-        self.dialect: Dialect = dialect_for(settings.source.dialect)
+    def __init__(self, context: RunContext) -> None:
+        self.context = context
+        settings = self.settings = context.settings
         self.aliases = read_host_aliases(settings.seeds_dir)
         configured = read_sync_tables(settings.seeds_dir)
         check_distinct_replicas(settings.source, self.aliases, [c for c in configured if not is_pattern(c)])
@@ -44,19 +38,11 @@ class Planner:
         except BaseException:
             self.target_types.close()
             raise
-        self.sizing = PartitionSizing(
-            settings.partition_threshold, settings.max_partitions, settings.min_partition_rows, settings.partition_rows
-        )
+        context.sources.connect_now()
         #: The pass's catalog read, when it made one: tables are then planned from it.
         self.catalog: CatalogRead | None = None
         self._catalog_outcome: CatalogOutcome | None = None
         self._catalog_conn: psycopg.Connection | None = None
-        self._local = threading.local()
-        self._connections: list[JdbcConnection] = []
-        self._lock = threading.Lock()
-        # Connect now, so that a bad source URL fails before any table starts; the first thread that
-        # reads the source takes this connection over.
-        self._idle = [self._connect()]
         #: Enabled pattern rows of the seed that match no table of the source.
         self.unmatched_patterns: list[str] = []
         try:
@@ -70,44 +56,15 @@ class Planner:
         """The seed's rows, with its patterns' tables as the source lists them now."""
         if not any(is_pattern(c) for c in configured):
             return configured
-        listing = [(str(s), str(t)) for s, t in self._idle[0].query(self.dialect.tables_query())]
+        listing = [(str(s), str(t)) for s, t in self.context.source.query(self.context.dialect.tables_query())]
         self.unmatched_patterns = unmatched_patterns(configured, listing)
         return expand_patterns(configured, listing)
-
-    @property
-    def spark(self) -> SparkSession:
-        """The Spark session, started on first use."""
-        return self.runtime.session
-
-    @property
-    def source(self) -> JdbcConnection:
-        """This thread's connection to the source: tables synced at once each use their own."""
-        connection: JdbcConnection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            with self._lock:
-                connection = self._idle.pop() if self._idle else None
-            self._local.connection = connection = connection or self._connect()
-        return connection
-
-    def _connect(self) -> JdbcConnection:
-        connection = JdbcConnection(self.runtime.jvm, self.settings.source)
-        with self._lock:
-            self._connections.append(connection)
-        return connection
-
-    def _release_source(self) -> None:
-        """Hand this thread's connection to the next thread that reads the source."""
-        connection: JdbcConnection | None = getattr(self._local, "connection", None)
-        if connection is not None:
-            self._local.connection = None
-            with self._lock:
-                self._idle.append(connection)
 
     def read_catalog(self, full: bool) -> CatalogRead:
         """Read the definitions of the configured tables that changed since the last catalog read (all
         of them when `full`); tables are planned from it afterwards. Nothing is written until
         `record_catalog`: a pass that stops at planning leaves the state as it was."""
-        reader = CatalogReader(self.source, self.dialect, self.settings.catalog_prepone)
+        reader = CatalogReader(self.context.source, self.context.dialect, self.settings.catalog_prepone)
         self._close_catalog()
         self._catalog_conn = psycopg.connect(self.settings.target.libpq_url)
         try:
@@ -116,7 +73,7 @@ class Planner:
             self._close_catalog()
             raise
         finally:
-            self._release_source()
+            self.context.sources.release()
         return self.catalog
 
     def record_catalog(self) -> CatalogRead | None:
@@ -135,10 +92,6 @@ class Planner:
     def close(self) -> None:
         self._close_catalog()
         self.target_types.close()
-        with self._lock:
-            for connection in self._connections:
-                connection.close()
-            self._connections.clear()
 
     def find(self, name: str) -> SyncTable:
         """The configured table called `name` (SCHEMA.TABLE): the one spelled exactly so, else the one that
@@ -197,50 +150,39 @@ class Planner:
         """Everything about a table that can be wrong with the input, checked before any state is written."""
         declared = None if self.catalog is None else self.catalog.tables.get(config.key)
         table = (
-            describe_table(self.source, self.dialect, config)
+            describe_table(self.context.source, self.context.dialect, config)
             if declared is None
             else configured_table(
                 config, SourceTable(config.source_schema, config.source_table, declared.columns, declared.primary_key)
             )
         )
-        columns = self.type_map.map_table(self.dialect.name, table)
+        columns = self.type_map.map_table(self.context.dialect.name, table)
         check_column_names(config.key, [c.target_name for c in columns])
         return TablePlan(
             config=config,
             table=table,
             columns=columns,
-            cursor=choose_cursor(table, config, self.settings.cursor_candidates, self.dialect),
+            cursor=choose_cursor(table, config, self.settings.cursor_candidates, self.context.dialect),
             names=target_names(self.settings.source, self.aliases, table.schema, table.name),
         )
 
     def check_unique_values(self, plan: TablePlan) -> None:
         """The seed's record_id and unique_keys the replica does not carry yet hold at the source."""
-        check_unique_at_source(self.source, self.dialect, self.settings.target, plan, self.table_ref(plan))
-
-    def partition_source(self, plan: TablePlan) -> PartitionSource:
-        select_list = ", ".join(
-            self.dialect.select_expression(c.source, c.transfer, c.target_type) for c in plan.columns
+        context = self.context
+        check_unique_at_source(
+            context.source, context.dialect, self.settings.target, plan, context.table_ref(plan.table)
         )
-        return PartitionSource(self.runtime, self.dialect, self.settings.source, self.table_ref(plan), select_list)
 
-    def table_ref(self, plan: TablePlan) -> str:
-        hint = self.dialect.table_hint(self.settings.read_uncommitted)
-        return self.dialect.table_ref(plan.table.schema, plan.table.name) + hint
 
-    def changed_rows_bound(self, plan: TablePlan, watermark_used: str | None) -> datetime | int | None:
-        """Where the changed-rows filter starts: the committed watermark less the safety window; a
-        modify id's exactly (no transaction in flight can commit below it)."""
-        if plan.cursor is None or not watermark_used:
-            return None
-        if self.dialect.is_modify_id(plan.cursor):
-            return parse_modify_id(watermark_used)
-        start_from = parse_watermark(watermark_used) - self.settings.safety_window
-        return self.dialect.cursor_lower_bound(start_from, plan.cursor)
-
-    def read_segments(self, plan: TablePlan, watermark_used: str | None) -> list[Segment]:
-        return segments(self.dialect, plan.table, plan.cursor, self.changed_rows_bound(plan, watermark_used))
-
-    def fits_driver(self, rows: int) -> bool:
-        """Whether a run of `rows` rows is small enough to land from the driver, without a Spark job: at most
-        one partition's worth (PARTITION_THRESHOLD), unless partitions of a fixed size are asked for."""
-        return self.sizing.fixed_rows is None and rows <= self.sizing.threshold
+@contextmanager
+def open_planner(settings: Settings, runtime: SparkRuntime) -> Iterator[Planner]:
+    """A planner on a context of its own, both closed on leaving."""
+    context = RunContext.open(settings, runtime)
+    try:
+        planner = Planner(context)
+        try:
+            yield planner
+        finally:
+            planner.close()
+    finally:
+        context.close()

@@ -69,12 +69,12 @@ def kind_of(target_type: str) -> tuple[str, int | None]:
 def source_figures(planner: Planner, plan: TablePlan) -> tuple[int, str]:
     """The source's row count and content checksum, computed in the source."""
     kinds = [kind_of(c.target_type) for c in plan.columns]
-    source_sql = planner.dialect.checksum_query(
+    source_sql = planner.context.dialect.checksum_query(
         plan.table.schema,
         plan.table.name,
-        [planner.dialect.canonical_text(c.source, k, n) for c, (k, n) in zip(plan.columns, kinds, strict=True)],
+        [planner.context.dialect.canonical_text(c.source, k, n) for c, (k, n) in zip(plan.columns, kinds, strict=True)],
     )
-    rows, checksum = planner.source.query(source_sql)[0]
+    rows, checksum = planner.context.source.query(source_sql)[0]
     return int(rows or 0), str(checksum)
 
 

@@ -14,7 +14,7 @@ from psycopg import sql
 
 from extract.core.quoting import sql_string
 from extract.core.sql_contract import RUN_ID_COLUMN
-from extract.planning.planner import Planner
+from extract.lifecycle.context import RunContext
 from extract.planning.table_plan import TablePlan
 from extract.project.verify import kind_of
 from extract.source.dialects.postgres import PostgresDialect
@@ -37,7 +37,7 @@ class KeyBounds:
         return self.low is None
 
 
-def key_bounds(planner: Planner, plan: TablePlan) -> KeyBounds | None:
+def key_bounds(context: RunContext, plan: TablePlan) -> KeyBounds | None:
     """The source's [min, max] of the first key column, or None when its type orders differently
     in the two databases."""
     first = plan.source_keys[0]
@@ -45,12 +45,13 @@ def key_bounds(planner: Planner, plan: TablePlan) -> KeyBounds | None:
     kind = kind_of(mapped.target_type)[0]
     if kind not in _ORDERED_ALIKE:
         return None
-    dialect = planner.dialect
+    dialect = context.dialect
     low, high = replace(first, name="tidemark_low"), replace(first, name="tidemark_high")
     quoted = dialect.quote(first.name)
-    row = planner.source.query(
+    table = context.table_ref(plan.table)
+    row = context.source.query(
         f"select {dialect.position_text(low, 'b.')}, {dialect.position_text(high, 'b.')} from ("
-        f"select min({quoted}) as tidemark_low, max({quoted}) as tidemark_high from {planner.table_ref(plan)}) as b"
+        f"select min({quoted}) as tidemark_low, max({quoted}) as tidemark_high from {table}) as b"
     )[0]
     if row[0] is None or row[1] is None:
         return KeyBounds(None, None, "", kind == "int")

@@ -9,7 +9,7 @@ from functools import partial
 from typing import TypeVar
 
 from extract.core.errors import LogicalError
-from extract.core.observer import Observer
+from extract.core.observer import Note, Observer
 from extract.reconcile.classify import Pair
 from extract.reconcile.replica_side import ReplicaSide
 from extract.reconcile.source_side import SourceSide
@@ -69,7 +69,7 @@ class Comparer:
         return null_keys
 
     def _note(self, text: str) -> None:
-        self.say("note", {"table": self.table, "run": None, "text": text})
+        self.say(Note(self.table, text))
 
     def _bisect(self, pool: ThreadPoolExecutor, first_depth: int) -> tuple[list[Node], int]:
         """Levels until every differing range is small: (those ranges, source rows with a NULL key)."""

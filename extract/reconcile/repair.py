@@ -11,24 +11,25 @@ from psycopg import sql
 
 from extract.core.errors import LogicalError
 from extract.core.sql_contract import RUN_ID_COLUMN
+from extract.landing.progress_watch import ProgressCallback
 from extract.landing.transfer import land_in_driver, land_partitions
+from extract.lifecycle.active_run import ActiveRun
+from extract.lifecycle.context import RunContext
 from extract.partitions.plan import Partition, Segment
-from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.classify import Pair, Repairs
 from extract.reconcile.hashes import row_hashes
 from extract.reconcile.replica_side import land_tombstones
 from extract.source.dialects.postgres import PostgresDialect
-from extract.state.partition_log import Progress, progress, record_plan
-from extract.state.run_log import RunRecord, append_event
+from extract.state.run_log import RunRecord
 
 #: Keys read by one partition: one statement whose filter lists them.
 KEYS_PER_PARTITION = 500
 _TARGET = PostgresDialect()
 
 
-def _key_filter(planner: Planner, plan: TablePlan, keys: Sequence[tuple[str, ...]]) -> str:
-    dialect = planner.dialect
+def _key_filter(context: RunContext, plan: TablePlan, keys: Sequence[tuple[str, ...]]) -> str:
+    dialect = context.dialect
     columns = plan.source_keys
     if len(columns) == 1:
         literals = ", ".join(dialect.position_literal(k[0], columns[0]) for k in keys)
@@ -42,42 +43,27 @@ def _key_filter(planner: Planner, plan: TablePlan, keys: Sequence[tuple[str, ...
     return " or ".join(f"({m})" for m in matches)
 
 
-def land_upserts(
-    conn: psycopg.Connection, planner: Planner, plan: TablePlan, record: RunRecord, repairs: Repairs
-) -> int:
+def land_upserts(run: ActiveRun[RunRecord], plan: TablePlan, repairs: Repairs) -> int:
     """Re-read every upserted key from the source into staging, tagged with the run; returns rows landed."""
     keys = list(repairs.upserts.values())
     if not keys:
         return 0
+    context, record = run.context, run.record
     chunks = [keys[i : i + KEYS_PER_PARTITION] for i in range(0, len(keys), KEYS_PER_PARTITION)]
     order = tuple(plan.source_keys)
-    parts = [Segment(f"keys {i}", order, _key_filter(planner, plan, chunk)) for i, chunk in enumerate(chunks, 1)]
+    parts = [Segment(f"keys {i}", order, _key_filter(context, plan, chunk)) for i, chunk in enumerate(chunks, 1)]
     partitions = [Partition(i, part.name, None, None) for i, part in enumerate(parts, 1)]
-    record.partitions_planned, record.rows_planned = len(partitions), len(keys)
-    record.landed_by = "driver" if planner.fits_driver(len(keys)) else "spark"
-    with conn.transaction():
-        record_plan(conn, record.run_id, partitions)
-        append_event(conn, record)
-
-    def checkpoint(watch_conn: psycopg.Connection, current: Progress) -> None:
-        record.partitions_landed, record.rows_landed = current.partitions_landed, current.rows_landed
-        append_event(watch_conn, record)
-
+    record.landed_by = "driver" if context.fits_driver(len(keys)) else "spark"
+    run.plan(partitions, len(keys))
     lands = land_in_driver if record.landed_by == "driver" else land_partitions
     staging = (plan.names.schema, plan.names.staging_table)
-    lands(
-        planner.partition_source(plan),
-        parts,
-        partitions,
-        plan.columns,
-        planner.settings.target,
-        staging,
-        record.run_id,
-        checkpoint,
-    )
-    final = progress(conn, record.run_id)
-    record.partitions_landed, record.rows_landed = final.partitions_landed, final.rows_landed
-    return final.rows_landed
+    source, target = context.partition_source(plan.table, plan.columns), context.settings.target
+
+    def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
+        lands(source.fetching(fetch_rows), parts, pending, plan.columns, target, staging, record.run_id, checkpoint)
+
+    run.land(partitions, set(), land)
+    return record.rows_landed or 0
 
 
 def land_all_tombstones(conn: psycopg.Connection, plan: TablePlan, run_id: int, repairs: Repairs) -> None:
@@ -85,12 +71,17 @@ def land_all_tombstones(conn: psycopg.Connection, plan: TablePlan, run_id: int, 
 
 
 def recheck(
-    conn: psycopg.Connection, planner: Planner, plan: TablePlan, run_id: int, source: Sequence[Pair], repairs: Repairs
+    conn: psycopg.Connection,
+    context: RunContext,
+    plan: TablePlan,
+    run_id: int,
+    source: Sequence[Pair],
+    repairs: Repairs,
 ) -> int:
     """Each re-read row must hash as its source row did when compared: else the two sides' texts of a
     row disagree (or the source changed meanwhile), and nothing is applied. Returns the keys that
     vanished from the source between the comparison and the re-read (left to the next reconcile)."""
-    staged = row_hashes(planner.dialect, plan, qualifier="s.")
+    staged = row_hashes(context.dialect, plan, qualifier="s.")
     rows = conn.execute(
         sql.SQL("select {}, {} from {} as s where s.{} = %s").format(
             sql.SQL(staged.replica_key_text),

@@ -14,8 +14,8 @@ from pyspark.sql import DataFrame, functions
 
 from extract.core.errors import SourceError
 from extract.landing.java_errors import java_error_line
+from extract.lifecycle.context import RunContext
 from extract.partitions.plan import Segment, plan_partitions
-from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.boundary import KeyBounds
 from extract.reconcile.hashes import RowHashes
@@ -27,10 +27,10 @@ from extract.source.dialects.partition_sql import range_filter
 SourcePair = tuple[str | None, ...]
 
 
-def source_relation(planner: Planner, plan: TablePlan, hashes: RowHashes, recent: str | None) -> HashedRelation:
+def source_relation(context: RunContext, plan: TablePlan, hashes: RowHashes, recent: str | None) -> HashedRelation:
     """The source table with its hashes; `recent` (SQL, or None without a cursor) is true for a row the
     next sync reads anyway."""
-    dialect = planner.dialect
+    dialect = context.dialect
     keys = plan.source_keys
     null_key = " or ".join(f"{dialect.quote(c.name)} is null" for c in keys)
     extra = [dialect.position_text(c) for c in keys]
@@ -38,7 +38,7 @@ def source_relation(planner: Planner, plan: TablePlan, hashes: RowHashes, recent
         extra.append(f"case when {recent} then 'recent' else 'old' end")
     return HashedRelation(
         dialect=dialect,
-        relation=planner.table_ref(plan),
+        relation=context.table_ref(plan.table),
         key_hash=hashes.source_key,
         row_hash=hashes.source_row,
         key_text=hashes.source_key_text,
@@ -47,30 +47,34 @@ def source_relation(planner: Planner, plan: TablePlan, hashes: RowHashes, recent
     )
 
 
-def source_ranges(planner: Planner, plan: TablePlan, bounds: KeyBounds | None, rows: int) -> list[str]:
+def source_ranges(context: RunContext, plan: TablePlan, bounds: KeyBounds | None, rows: int) -> list[str]:
     """Key-range filters, one Spark task each, cut as a sync would cut `rows` rows; [""] (one query from
     the driver) for a table of at most TIDEMARK_RECONCILE_DRIVER_ROWS rows (unless partitions of a fixed
     size are asked for). A whole-number key is cut into equal spans of its [min, max]
     (nothing to sort); any other key where a sync would cut it (one ordered read of the keys)."""
-    size = planner.sizing.rows_per_partition(rows)
-    small = planner.sizing.fixed_rows is None and rows <= planner.settings.reconcile.driver_rows
-    if size is None or small or planner.fits_driver(rows):
+    size = context.sizing.rows_per_partition(rows)
+    small = context.sizing.fixed_rows is None and rows <= context.settings.reconcile.driver_rows
+    if size is None or small or context.fits_driver(rows):
         return [""]
     keys = plan.source_keys
     if bounds is not None and bounds.low is not None and bounds.high is not None and bounds.whole_numbers:
         low, high, count = int(bounds.low), int(bounds.high), max(1, -(-rows // size))
         cuts = [(str(low + (high - low) * i // count),) for i in range(1, count)]
         ends: list[tuple[str, ...] | None] = [None, *cuts, None]
-        return [range_filter(planner.dialect, keys[:1], "", start, end) for start, end in pairwise(ends)]
+        return [range_filter(context.dialect, keys[:1], "", start, end) for start, end in pairwise(ends)]
     partitions, _ = plan_partitions(
-        planner.source, planner.dialect, planner.table_ref(plan), [Segment("all", tuple(keys), "")], planner.sizing
+        context.source,
+        context.dialect,
+        context.table_ref(plan.table),
+        [Segment("all", tuple(keys), "")],
+        context.sizing,
     )
-    return [range_filter(planner.dialect, keys, "", p.start, p.end) for p in partitions]
+    return [range_filter(context.dialect, keys, "", p.start, p.end) for p in partitions]
 
 
 @dataclass
 class SourceSide:
-    planner: Planner
+    context: RunContext
     side: HashedRelation
     space: HashSpace
     #: Key-range filters, one Spark task each; [""]: one query from the driver.
@@ -91,9 +95,9 @@ class SourceSide:
         """The rows of `queries`; with `by_node`, a level's figures summed over the key ranges in Spark,
         so that the driver receives one row per range of the hash space, not one per key range too."""
         if len(queries) == 1:
-            return self.planner.source.rows(queries[0])
-        url = self.planner.settings.source
-        session = self.planner.spark
+            return self.context.source.rows(queries[0])
+        url = self.context.settings.source
+        session = self.context.spark
         try:
             frames = [
                 session.read.jdbc(url.jdbc_url, f"({q}) tidemark_reconcile", properties=url.jdbc_properties())

@@ -9,6 +9,7 @@ from importlib import resources
 
 import psycopg
 from psycopg import sql
+from psycopg.types.json import Jsonb
 
 from extract.core.sql_contract import MERGE_LOCK_PREFIX
 
@@ -43,6 +44,10 @@ class RunRecord:
     landed_by: str | None = None
     error_message: str | None = None
     ended_at: datetime | None = None
+    #: Seed 001's contract (extract/state/contract.py): the state the run read from, and, once it
+    #: landed, the state its merge commits.
+    input_state: dict[str, object] | None = None
+    output_state: dict[str, object] | None = None
 
 
 def ensure_state_schema(conn: psycopg.Connection) -> None:
@@ -83,24 +88,26 @@ def append_event(conn: psycopg.Connection, run: RunRecord) -> None:
     with conn.transaction():
         if run.status == "landed":
             conn.execute(*merge_lock_sql(run.table_key))
-        conn.execute(statement, [getattr(run, c) for c in columns])
+        conn.execute(statement, [_value(getattr(run, c)) for c in columns])
+
+
+def _value(value: object) -> object:
+    return Jsonb(value) if isinstance(value, dict) else value
 
 
 def interrupted_run(conn: psycopg.Connection, table_key: str) -> RunRecord | None:
-    """The table's latest sync, if it stopped while reading (killed) after planning its partitions. A killed
-    reconcile starts over: its comparison is not resumable, and its rows are never merged."""
+    """The table's latest run, if it never ended (killed)."""
     columns = list(RunRecord.__dataclass_fields__)
     row = conn.execute(
         sql.SQL(
-            "select {} from _migration.run_log where table_key = %s and migration_type <> 'reconcile'"
-            " order by run_id desc, event_id desc limit 1"
+            "select {} from _migration.run_log where table_key = %s order by run_id desc, event_id desc limit 1"
         ).format(sql.SQL(", ").join(map(sql.Identifier, columns))),
         (table_key,),
     ).fetchone()
     if row is None:
         return None
     run = RunRecord(**dict(zip(columns, row, strict=True)))
-    return run if run.status == "running" and run.partitions_planned is not None else None
+    return run if run.status == "running" else None
 
 
 def try_extract_lock(conn: psycopg.Connection, table_key: str) -> bool:

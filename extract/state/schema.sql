@@ -64,6 +64,124 @@ create table if not exists _migration.merge_log (
 -- Rows whose key changed in the source and moved with it (a seed's record_id recognises them).
 alter table _migration.merge_log add column if not exists rows_key_changed bigint not null default 0;
 create index if not exists merge_log_table_key on _migration.merge_log (table_key);
+-- Seed 001's contract on each run: the state it read from and, once landed, the state its merge commits.
+alter table _migration.run_log add column if not exists input_state jsonb;
+alter table _migration.run_log add column if not exists output_state jsonb;
+
+-- The state registry: per stream (replica), the state its merges committed, one version more at
+-- every change. The merge's own transaction writes it (the trigger on merge_log below), so a run's
+-- state is committed exactly when its rows are; `tidemark state` changes it by hand, compare-and-swap
+-- on the version. cursor_value is what the next run reads changes since; NULL: it reads everything.
+create table if not exists _migration.stream_state (
+    table_key text primary key,
+    reader text not null,
+    cursor_field text,
+    cursor_value text,
+    version integer not null,
+    run_id bigint,
+    records_emitted bigint,
+    updated_at timestamptz not null default clock_timestamp()
+);
+-- Every change of the registry: both states, the version it made, and why (a merge, or a manual
+-- change by the role that made it).
+create table if not exists _migration.state_audit (
+    audit_id bigserial primary key,
+    table_key text not null,
+    version integer not null,
+    old_state jsonb,
+    new_state jsonb not null,
+    reason text not null,
+    run_id bigint,
+    changed_by text not null default current_user,
+    changed_at timestamptz not null default clock_timestamp()
+);
+create index if not exists state_audit_table_key on _migration.state_audit (table_key, version);
+
+create or replace function _migration.tidemark_state_json(state _migration.stream_state) returns jsonb
+language sql stable
+as $$
+    select jsonb_build_object(
+        'stream_id', state.table_key, 'reader', state.reader, 'cursor_field', state.cursor_field,
+        'cursor_value', state.cursor_value, 'version', state.version, 'run_id', state.run_id,
+        'records_emitted', state.records_emitted
+    )
+$$;
+
+-- A merge commits the state of the latest run it merged that read the source's clock or modify id.
+create or replace function _migration.tidemark_commit_stream_state() returns trigger
+language plpgsql
+as $$
+declare
+    committing record;
+    before _migration.stream_state;
+    after _migration.stream_state;
+begin
+    select landed.run_id, landed.cursor_column, landed.watermark_candidate, landed.rows_landed
+    into committing
+    from _migration.run_log as landed
+    where landed.run_id = any(new.run_ids) and landed.status = 'landed' and landed.watermark_candidate <> ''
+    order by landed.run_id desc
+    limit 1;
+    if not found then
+        return null;
+    end if;
+    select * into before from _migration.stream_state where table_key = new.table_key for update;
+    after := (
+        new.table_key,
+        case
+            when committing.cursor_column is null then 'full_refresh'
+            when committing.watermark_candidate like '0x%' then 'modify_id'
+            else 'clock_watermark'
+        end,
+        committing.cursor_column,
+        committing.watermark_candidate,
+        coalesce(before.version, 0) + 1,
+        committing.run_id,
+        committing.rows_landed,
+        clock_timestamp()
+    );
+    insert into _migration.stream_state values (after.*)
+    on conflict (table_key) do update set
+        reader = excluded.reader, cursor_field = excluded.cursor_field, cursor_value = excluded.cursor_value,
+        version = excluded.version, run_id = excluded.run_id, records_emitted = excluded.records_emitted,
+        updated_at = excluded.updated_at;
+    insert into _migration.state_audit (table_key, version, old_state, new_state, reason, run_id)
+    values (
+        new.table_key, after.version,
+        case when before.table_key is null then null else _migration.tidemark_state_json(before) end,
+        _migration.tidemark_state_json(after), 'run ' || committing.run_id || ' merged', committing.run_id
+    );
+    return null;
+end
+$$;
+
+drop trigger if exists commit_stream_state on _migration.merge_log;
+create trigger commit_stream_state after insert on _migration.merge_log
+for each row execute function _migration.tidemark_commit_stream_state();
+
+-- A state schema from before the registry: each table's state as its merges committed it.
+insert into _migration.stream_state (table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted)
+select distinct on (merged.table_key)
+    merged.table_key,
+    case
+        when landed.cursor_column is null then 'full_refresh'
+        when landed.watermark_candidate like '0x%' then 'modify_id'
+        else 'clock_watermark'
+    end,
+    landed.cursor_column,
+    landed.watermark_candidate,
+    1,
+    landed.run_id,
+    landed.rows_landed
+from _migration.merge_log as merged
+inner join _migration.run_log as landed
+    on landed.run_id = any(merged.run_ids) and landed.status = 'landed' and landed.watermark_candidate <> ''
+order by merged.table_key asc, landed.run_id desc
+on conflict (table_key) do nothing;
+insert into _migration.state_audit (table_key, version, new_state, reason, run_id)
+select state.table_key, state.version, _migration.tidemark_state_json(state), 'carried over from the merge log', state.run_id
+from _migration.stream_state as state
+where not exists (select 1 from _migration.state_audit as audit where audit.table_key = state.table_key);
 -- Every row a merge deleted: the run whose tombstone (or full read) removed it, and its key.
 create table if not exists _migration.delete_log (
     delete_id bigserial primary key,
@@ -113,6 +231,8 @@ create table if not exists _migration.snapshot_log (
     versions_added bigint
 );
 create index if not exists snapshot_log_table_key on _migration.snapshot_log (table_key, run_id);
+alter table _migration.snapshot_log add column if not exists input_state jsonb;
+alter table _migration.snapshot_log add column if not exists output_state jsonb;
 -- The dates each as-of history holds (see macros/tidemark_scd2_sync_sql.sql).
 create table if not exists _migration.history_dates (
     table_key text not null,
@@ -232,20 +352,16 @@ left join lateral (
     limit 1
 ) as merged on true;
 
--- Per table, the watermark its merges committed: the latest merged run's reading, a
--- clock reading or, for a modify-id cursor, '0x' and 16 hex digits. The latest run's,
--- not the greatest, because the two kinds do not sort together and a table can change
--- kinds. The next run reads the rows changed since (less the safety window).
+-- Per table, the watermark its merges committed (the registry's cursor value): a clock reading
+-- or, for a modify-id cursor, '0x' and 16 hex digits. The next run reads the rows changed since
+-- (less the safety window); a table without one is read whole.
 create or replace view _migration.committed_watermarks as
 select
-    merged.table_key,
-    (array_agg(landed.watermark_candidate order by landed.run_id desc)
-        filter (where landed.watermark_candidate <> ''))[1] as watermark,
-    max(landed.run_id) as run_id
-from _migration.merge_log as merged
-inner join _migration.run_log as landed
-    on landed.run_id = any(merged.run_ids) and landed.status = 'landed'
-group by merged.table_key;
+    state.table_key,
+    state.cursor_value as watermark,
+    state.run_id
+from _migration.stream_state as state
+where state.cursor_value is not null;
 
 -- Row hashes for reconcile (extract/reconcile): the first 60 bits of a text's md5 as a
 -- non-negative bigint (a key's place in the key-hash space), and the first 64 bits as a

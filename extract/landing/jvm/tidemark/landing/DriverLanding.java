@@ -56,7 +56,7 @@ public final class DriverLanding {
             for (String name : sourceProperties.stringPropertyNames()) {
                 settings.put(name, sourceProperties.getProperty(name));
             }
-            settings.put("fetchsize", "10000");
+            settings.putIfAbsent("fetchsize", "10000"); // a retry asks for a smaller page
             JDBCOptions options = new JDBCOptions(sourceUrl, relation, scala.collection.immutable.Map$.MODULE$.from(
                     CollectionConverters.asScala(settings)));
             JdbcDialect dialect = JdbcDialects.get(sourceUrl);

@@ -1,0 +1,145 @@
+"""`python -m extract state`: the state registry, per stream (replica), to read and to repair.
+
+    state list                         every stream: reader, cursor, version
+    state show TABLE [--json]          one stream's state, and its latest run's input and output state
+    state history TABLE [--json]       every change of its state: version, old and new value, why, by whom
+    state set TABLE --cursor VALUE     the next run reads changes since VALUE (checked against the source)
+    state reset TABLE                  the next run reads every row
+    state rewind TABLE --since VALUE | --to-version N
+                                       the next run reads again what changed since then
+    state export [--output FILE]       every stream's state as JSON, to move a deployment to another target
+    state import FILE                  streams from an export, into a target without state for them
+
+TABLE is the source table (SCHEMA.TABLE) or the replica (schema.table). set, reset, rewind and import
+take --expect-version N (refused unless the state is still at version N) and are refused while the
+table syncs or reconciles, or while landed runs wait for a merge. Every change is audited.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import psycopg
+
+from extract.commands.state_values import check_cursor_value, rewind_target, source_position_check
+from extract.config.settings import target_from_env
+from extract.core.errors import TidemarkError
+from extract.state.manual import Change, apply_change, import_entry
+from extract.state.registry import RegistryEntry, entries, entry
+from extract.state.registry_io import audit_rows, latest_states, read_export, resolve_stream, write_export
+from extract.state.run_log import ensure_state_schema
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m extract state", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    verbs.add_parser("list", help="every stream's state").add_argument("--json", action="store_true")
+    for name, text in (("show", "one stream's state"), ("history", "every change of one stream's state")):
+        verb = verbs.add_parser(name, help=text)
+        verb.add_argument("table", metavar="TABLE")
+        verb.add_argument("--json", action="store_true")
+    change = argparse.ArgumentParser(add_help=False)
+    change.add_argument("table", metavar="TABLE")
+    change.add_argument("--expect-version", type=int, metavar="N", help="refused unless the state is at version N")
+    verbs.add_parser("set", parents=[change], help="read changes since VALUE next").add_argument(
+        "--cursor", required=True, metavar="VALUE"
+    )
+    verbs.add_parser("reset", parents=[change], help="read every row next")
+    rewind = verbs.add_parser("rewind", parents=[change], help="read again what changed since then")
+    since = rewind.add_mutually_exclusive_group(required=True)
+    since.add_argument("--since", metavar="VALUE", help="a clock reading (or a modify id) before the cursor")
+    since.add_argument("--to-version", type=int, metavar="N", help="the cursor value of version N")
+    verbs.add_parser("export", help="every stream's state as JSON").add_argument("--output", type=Path)
+    verbs.add_parser("import", help="streams from an export").add_argument("file", type=Path)
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    args = _parser().parse_args(argv)
+    target = target_from_env()
+    with psycopg.connect(target.libpq_url, autocommit=True) as conn:
+        ensure_state_schema(conn)
+        if args.verb == "list":
+            return _print([e.as_json() for e in entries(conn)], args.json)
+        if args.verb == "export":
+            return write_export(entries(conn), args.output)
+        if args.verb == "import":
+            return _import(conn, args.file)
+        table_key = resolve_stream(conn, args.table)
+        if args.verb == "show":
+            return _show(conn, args.table, table_key, args.json)
+        if args.verb == "history":
+            return _print(audit_rows(conn, table_key), args.json)
+        return _change(conn, args, table_key)
+
+
+def _current(conn: psycopg.Connection, name: str, table_key: str) -> RegistryEntry:
+    found = entry(conn, table_key)
+    if found is None:
+        raise TidemarkError(f"{name} has no committed state yet: sync it (and dbt build) first")
+    return found
+
+
+def _change(conn: psycopg.Connection, args: argparse.Namespace, table_key: str) -> int:
+    current = _current(conn, args.table, table_key)
+    if args.verb == "reset":
+        change = Change(table_key, None, "reset: the next run reads every row", args.expect_version)
+    elif args.verb == "set":
+        value = check_cursor_value(current, args.cursor, "--cursor")
+        source_position_check(current, value, args.table)
+        change = Change(table_key, value, f"set to {value}", args.expect_version)
+    else:
+        value, reason = rewind_target(conn, current, args.since, args.to_version)
+        change = Change(table_key, value, reason, args.expect_version)
+    before, after = apply_change(conn, change, args.table)
+    print(
+        f"{args.table}: cursor {before.cursor_value or '(none)'} -> {after.cursor_value or '(none: every row)'}"
+        f", version {before.version} -> {after.version}"
+    )
+    return 0
+
+
+def _show(conn: psycopg.Connection, name: str, table_key: str, as_json: bool) -> int:
+    found = _current(conn, name, table_key)
+    shown = {"state": found.as_json(), **latest_states(conn, table_key)}
+    if as_json:
+        print(json.dumps(shown, indent=2))
+        return 0
+    for key, value in shown.items():
+        print(f"{key}: {json.dumps(value)}")
+    return 0
+
+
+def _import(conn: psycopg.Connection, file: Path) -> int:
+    imported = read_export(file)
+    for stream in imported:
+        after = import_entry(conn, stream, stream.table_key)
+        print(f"{stream.table_key}: imported, cursor {after.cursor_value or '(none)'}, version {after.version}")
+    return 0
+
+
+def _print(rows: list[dict[str, object]], as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(rows, indent=2, default=str))
+        return 0
+    if not rows:
+        print("(none)")
+        return 0
+    names = list(rows[0])
+    text = [names, *([_text(row[name]) for name in names] for row in rows)]
+    widths = [max(len(line[i]) for line in text) for i in range(len(names))]
+    for line in text:
+        sys.stdout.write("  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)).rstrip() + "\n")
+    return 0
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    return json.dumps(value) if isinstance(value, dict) else str(value)

@@ -1,0 +1,230 @@
+"""Reconcile's reader: compare the replica with its source, classify, guard, and land the repairs.
+
+A reconcile is a run of its own kind in the run log, under the table's extract lock, so a sync and a
+reconcile of one table never overlap. It compares a merged replica: a table with runs waiting for a
+merge is refused (dbt build first; `--dbt build` does it). Its repairs land as any run's rows do, and
+the next merge applies them, tombstones and upserts in one statement. Its input state is the
+registry's (changes since it are left to the sync); it commits none of its own: the cursor stays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import psycopg
+
+from extract.core.errors import BatchRefused, TidemarkError
+from extract.core.observer import Note, Observer, silent
+from extract.core.sql_contract import RUN_ID_COLUMN
+from extract.landing.staging import analyze_landed, clear_landed_rows, clear_staging
+from extract.lifecycle.active_run import ActiveRun
+from extract.lifecycle.context import RunContext
+from extract.lifecycle.journal import Journal, RunLogJournal
+from extract.lifecycle.reader import ReaderKind, RunLock
+from extract.lifecycle.run import run_stream
+from extract.planning.table_plan import TablePlan
+from extract.readers.read_start import changed_rows_bound, extract_lock
+from extract.reconcile.boundary import KeyBounds, count_outside, key_bounds, tombstone_outside
+from extract.reconcile.classify import Classifier, Pair, Repairs
+from extract.reconcile.compare import Comparer
+from extract.reconcile.guards import check_guards, refuse_pending_runs, replica_rows
+from extract.reconcile.hashes import RowHashes, row_hashes
+from extract.reconcile.repair import land_all_tombstones, land_upserts, recheck
+from extract.reconcile.replica_side import ReplicaSide, ensure_hash_columns, ensure_tombstone_table, replica_relation
+from extract.reconcile.result import ReconcileOptions, ReconcileResult, summary
+from extract.reconcile.source_side import SourceSide, source_ranges, source_relation
+from extract.reconcile.tree import Bisection, HashSpace
+from extract.source.watermarks import usable_watermark
+from extract.state.contract import StreamState
+from extract.state.registry import committed_state
+from extract.state.run_log import RunRecord
+
+
+@dataclass
+class ReconcileReader:
+    context: RunContext
+    plan: TablePlan
+    options: ReconcileOptions
+    observer: Observer
+    hashes: RowHashes
+    result: ReconcileResult | None = None
+    _source_pairs: list[Pair] = field(default_factory=list)
+
+    @property
+    def journal(self) -> Journal[RunRecord]:
+        return RunLogJournal()
+
+    @property
+    def table(self) -> str:
+        return self.plan.config.key
+
+    @property
+    def table_key(self) -> str:
+        return self.plan.names.table_key
+
+    @property
+    def lock(self) -> RunLock:
+        return extract_lock(self.plan)
+
+    def _say(self, text: str) -> None:
+        self.observer(Note(self.table, text))
+
+    def prepare(self, conn: psycopg.Connection) -> None:
+        refuse_pending_runs(conn, self.plan)
+
+    def input_state(self, conn: psycopg.Connection) -> StreamState | None:
+        return committed_state(conn, self.table_key)
+
+    def resume(self, conn: psycopg.Connection, killed: RunRecord, input_state: StreamState | None) -> None:
+        return None  # a comparison is not resumable, and a killed reconcile's rows are never merged
+
+    def _watermark(self, input_state: StreamState | None) -> str | None:
+        committed = None if input_state is None else input_state.cursor_value
+        return usable_watermark(self.context.dialect, self.plan.cursor, committed)
+
+    def new_run(self, conn: psycopg.Connection, run_id: int, input_state: StreamState | None) -> RunRecord:
+        plan = self.plan
+        watermark = self._watermark(input_state)
+        if plan.cursor is not None and watermark is None:
+            raise TidemarkError(
+                f"{plan.config.key} was never merged with its cursor {plan.cursor.name}: "
+                "sync it (and dbt build) before a reconcile"
+            )
+        return RunRecord(
+            run_id=run_id,
+            table_key=self.table_key,
+            source_schema=plan.table.schema,
+            source_table=plan.table.name,
+            target_schema=plan.names.schema,
+            target_table=plan.names.table,
+            migration_type="reconcile",
+            cursor_column=plan.cursor.name if plan.cursor else None,
+            watermark_used=watermark,
+            started_at=datetime.now(UTC),
+            rows_landed=0,
+        )
+
+    def clear(self, conn: psycopg.Connection, keep: tuple[int, list[int]]) -> None:
+        """What a killed run left: rows no merge will take (its run never landed)."""
+        ensure_tombstone_table(conn, self.plan.names, self.plan.mapped_keys)
+        clear_staging(conn, self.plan.names)
+        self._clear_tombstones(conn)
+
+    def _clear_tombstones(self, conn: psycopg.Connection) -> None:
+        table = (self.plan.names.schema, self.plan.names.tombstone_table)
+        clear_landed_rows(
+            conn, table, True, f"s.{RUN_ID_COLUMN} in (select run_id from _migration.pending_runs)", (0, ())
+        )
+
+    def read(self, run: ActiveRun[RunRecord]) -> None:
+        context, plan, options, conn, record = self.context, self.plan, self.options, run.conn, run.record
+        settings = context.settings.reconcile
+        result = self.result = ReconcileResult(plan.config.key, self.table_key, record.run_id, "exact")
+        bounds = key_bounds(context, plan)
+        total = replica_rows(conn, plan)
+        result.boundary_deleted = 0 if bounds is None else count_outside(conn, plan, bounds)
+        if bounds is not None and bounds.source_empty:
+            check_guards(
+                plan,
+                total,
+                result.boundary_deleted,
+                0,
+                options.allow_mass_delete,
+                settings.max_delete_share,
+                source_empty=True,
+            )
+        if ensure_hash_columns(conn, plan.names, self.hashes):
+            self._say(f"stored row hashes in {plan.names.table_key} (once, {total:,} rows)")
+        bisection = Bisection(HashSpace(settings.factor), settings.leaf_rows)
+        repairs = self._compare(conn, record, bounds, bisection, total)
+        result.levels, result.ranges_compared = bisection.queries, len(bisection.source)
+        check_guards(
+            plan,
+            total,
+            result.boundary_deleted,
+            len(repairs.tombstones),
+            options.allow_mass_delete,
+            settings.max_delete_share,
+        )
+        result.fill(repairs)
+        if options.dry_run:
+            record.status = result.status = "reported"
+            return
+        if not repairs.upserts and not repairs.tombstones and not result.boundary_deleted:
+            record.status = result.status = "exact"
+            return
+        if bounds is not None and result.boundary_deleted:
+            tombstone_outside(conn, plan, bounds, record.run_id)
+            self._say(
+                f"ANOMALY: {result.boundary_deleted:,} replica row(s) outside the source's key range "
+                f"[{bounds.low}, {bounds.high}] tombstoned"
+            )
+        land_all_tombstones(conn, plan, record.run_id, repairs)
+        result.rows_landed = land_upserts(run, plan, repairs)
+        result.vanished = recheck(conn, context, plan, record.run_id, self._source_pairs, repairs)
+        analyze_landed(conn, plan.names)
+        result.status = "landed"
+
+    def _compare(
+        self, conn: psycopg.Connection, record: RunRecord, bounds: KeyBounds | None, bisection: Bisection, total: int
+    ) -> Repairs:
+        context, plan = self.context, self.plan
+        bound = changed_rows_bound(context, plan, record.watermark_used)
+        conn.commit()  # the landing's own connections must see what this one writes next
+        recent = (
+            None
+            if bound is None or plan.cursor is None
+            else f"{context.dialect.quote(plan.cursor.name)} >= {context.dialect.cursor_literal(bound, plan.cursor)}"
+        )
+        source = SourceSide(
+            context,
+            source_relation(context, plan, self.hashes, recent),
+            bisection.space,
+            source_ranges(context, plan, bounds, total),
+        )
+        # Rows the boundary cleanup tombstones (all, when the source is empty) are not compared again.
+        within = "" if bounds is None else ("false" if bounds.source_empty else bounds.inside)
+        with psycopg.connect(context.settings.target.libpq_url, autocommit=False) as replica_conn:
+            replica = ReplicaSide(replica_conn, replica_relation(plan, self.hashes, within), bisection.space)
+            first = bisection.space.first_depth(total, bisection.leaf_rows)
+            classifier = Classifier(bisection, recent is not None)
+            comparer = Comparer(source, replica, bisection, self.observer, plan.config.key)
+            null_keys = comparer.compare(first, context.settings.reconcile.pairs_rows, classifier)
+        if null_keys:
+            raise BatchRefused(
+                f"{plan.config.key}: {null_keys:,} source row(s) have a NULL in a key column "
+                f"({', '.join(plan.table.primary_key)}): a replica cannot hold them; fix the source"
+            )
+        self._source_pairs = classifier.compared
+        return classifier.repairs
+
+    def output_state(self, conn: psycopg.Connection, record: RunRecord) -> StreamState:
+        """The cursor as it was: a reconcile repairs rows, it does not move the stream's position."""
+        return StreamState(
+            self.table_key,
+            record.cursor_column,
+            record.watermark_used,
+            records_emitted=record.rows_landed or 0,
+            reader=ReaderKind.RECONCILE_REPAIRS,
+        )
+
+    def commit(self, conn: psycopg.Connection, record: RunRecord) -> None:
+        return None  # the next merge applies the repairs
+
+    def discard(self, conn: psycopg.Connection, record: RunRecord) -> None:
+        clear_staging(conn, self.plan.names)
+        self._clear_tombstones(conn)
+
+
+def reconcile_table(
+    context: RunContext, plan: TablePlan, options: ReconcileOptions, observer: Observer = silent
+) -> ReconcileResult:
+    """One reconcile of one table, through the run lifecycle."""
+    reader = ReconcileReader(context, plan, options, observer, row_hashes(context.dialect, plan))
+    record = run_stream(context, reader, observer)
+    result = reader.result
+    assert result is not None, "a run that ended read the table"
+    result.input_state, result.output_state = record.input_state, record.output_state
+    observer(Note(plan.config.key, summary(result)))
+    return result

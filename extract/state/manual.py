@@ -1,0 +1,110 @@
+"""Changing the state registry by hand (`python -m extract state set|reset|rewind|import`).
+
+A change is refused while a sync or reconcile of the table runs (it takes the table's extract lock),
+while runs wait for a merge (the merge would commit over it), and when the registry moved past the
+version the user read (compare-and-swap). Every change is audited with the role that made it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from extract.core.errors import TidemarkError
+from extract.state.registry import RegistryEntry, entry
+from extract.state.run_log import try_extract_lock
+
+
+@dataclass(frozen=True)
+class Change:
+    """The registry's new cursor value for one stream (None: the next run reads everything)."""
+
+    table_key: str
+    cursor_value: str | None
+    reason: str
+    #: The version the change was decided from; None: the one read under the lock.
+    expect_version: int | None = None
+
+
+def _refuse_busy(conn: psycopg.Connection, table_key: str, name: str) -> None:
+    if not try_extract_lock(conn, table_key):
+        raise TidemarkError(f"a sync or reconcile of {name} is running; change its state when it ends")
+    row = conn.execute(
+        "select string_agg(run_id::text, ', ' order by run_id) from _migration.pending_runs where table_key = %s",
+        (table_key,),
+    ).fetchone()
+    if row is not None and row[0]:
+        raise TidemarkError(
+            f"{name}: run(s) {row[0]} landed and wait for a merge, which would commit over a change made now: "
+            "run dbt build first"
+        )
+
+
+def apply_change(conn: psycopg.Connection, change: Change, name: str) -> tuple[RegistryEntry, RegistryEntry]:
+    """Make `change` (one transaction, with its audit row); returns the entry before and after."""
+    _refuse_busy(conn, change.table_key, name)
+    try:
+        with conn.transaction():
+            before = entry(conn, change.table_key, for_update=True)
+            if before is None:
+                raise TidemarkError(f"{name} has no committed state yet: sync it (and dbt build) first")
+            if change.expect_version is not None and before.version != change.expect_version:
+                raise TidemarkError(
+                    f"{name}: the state is at version {before.version}, not {change.expect_version}: "
+                    "a run committed meanwhile; look again (state show) and repeat the change"
+                )
+            conn.execute(
+                "update _migration.stream_state set cursor_value = %s, version = version + 1, run_id = null,"
+                " records_emitted = null, updated_at = clock_timestamp() where table_key = %s and version = %s",
+                (change.cursor_value, change.table_key, before.version),
+            )
+            after = entry(conn, change.table_key)
+            assert after is not None
+            _audit(conn, before, after, change.reason)
+    finally:
+        conn.execute("select pg_advisory_unlock_all()")
+    return before, after
+
+
+def import_entry(conn: psycopg.Connection, imported: RegistryEntry, name: str) -> RegistryEntry:
+    """A stream's state from another target's export; refused when this target has state for it."""
+    _refuse_busy(conn, imported.table_key, name)
+    try:
+        with conn.transaction():
+            if entry(conn, imported.table_key, for_update=True) is not None:
+                raise TidemarkError(f"{name} has state in this target already: import goes into a target without it")
+            conn.execute(
+                "insert into _migration.stream_state"
+                " (table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted)"
+                " values (%s, %s, %s, %s, %s, null, %s)",
+                (
+                    imported.table_key,
+                    imported.reader,
+                    imported.cursor_field,
+                    imported.cursor_value,
+                    imported.version + 1,
+                    imported.records_emitted,
+                ),
+            )
+            after = entry(conn, imported.table_key)
+            assert after is not None
+            _audit(conn, None, after, f"imported at version {imported.version}")
+    finally:
+        conn.execute("select pg_advisory_unlock_all()")
+    return after
+
+
+def _audit(conn: psycopg.Connection, before: RegistryEntry | None, after: RegistryEntry, reason: str) -> None:
+    conn.execute(
+        "insert into _migration.state_audit (table_key, version, old_state, new_state, reason)"
+        " values (%s, %s, %s, %s, %s)",
+        (
+            after.table_key,
+            after.version,
+            None if before is None else Jsonb(before.as_json()),
+            Jsonb(after.as_json()),
+            reason,
+        ),
+    )

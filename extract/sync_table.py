@@ -1,0 +1,46 @@
+"""One sync of one table: its changed rows (or all of them) landed through the run lifecycle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from extract.core.observer import Observer, silent
+from extract.lifecycle.context import RunContext
+from extract.lifecycle.run import run_stream
+from extract.planning.table_plan import TablePlan
+from extract.readers.changed_rows import ChangedRowsReader
+
+
+@dataclass(frozen=True)
+class RunResult:
+    table: str
+    target: str
+    run_id: int
+    migration_type: str
+    rows_landed: int
+    watermark_used: str | None
+    watermark_candidate: str
+    #: What this run changed in the replica to follow the source's schema (extract/evolution).
+    schema_changes: list[str]
+    #: Seed 001's contract: the state the run read from, and the state its merge commits.
+    input_state: dict[str, object] | None = None
+    output_state: dict[str, object] | None = None
+
+
+def sync_table(context: RunContext, plan: TablePlan, observer: Observer = silent, refresh: bool = False) -> RunResult:
+    """Land the table's changed rows; with `refresh`, every row, to replace the replica
+    (extract/evolution/full_refresh.py)."""
+    reader = ChangedRowsReader(context, plan, observer, refresh)
+    record = run_stream(context, reader, observer)
+    return RunResult(
+        table=plan.config.key,
+        target=plan.names.table_key,
+        run_id=record.run_id,
+        migration_type=record.migration_type,
+        rows_landed=record.rows_landed or 0,
+        watermark_used=record.watermark_used,
+        watermark_candidate=record.watermark_candidate or "",
+        schema_changes=reader.schema_changes,
+        input_state=record.input_state,
+        output_state=record.output_state,
+    )
