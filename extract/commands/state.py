@@ -26,7 +26,9 @@ from pathlib import Path
 import psycopg
 
 from extract.commands.state_values import check_cursor_value, rewind_target, source_position_check
-from extract.config.settings import target_from_env
+from extract.config.naming import target_names
+from extract.config.seeds import read_host_aliases
+from extract.config.settings import load_settings, target_from_env
 from extract.core.errors import TidemarkError
 from extract.state.manual import Change, apply_change, import_entry
 from extract.state.registry import RegistryEntry, entries, entry
@@ -71,12 +73,21 @@ def main(argv: Sequence[str]) -> int:
             return write_export(entries(conn), args.output)
         if args.verb == "import":
             return _import(conn, args.file)
-        table_key = resolve_stream(conn, args.table)
+        table_key = resolve_stream(conn, args.table, _named_key(args.table))
         if args.verb == "show":
             return _show(conn, args.table, table_key, args.json)
         if args.verb == "history":
             return _print(audit_rows(conn, table_key), args.json)
         return _change(conn, args, table_key)
+
+
+def _named_key(name: str) -> str | None:
+    """The replica the project's settings name for source table `name` (SCHEMA.TABLE), if it is one."""
+    schema, dot, table = name.partition(".")
+    if not dot:
+        return None
+    settings = load_settings()
+    return target_names(settings.source, read_host_aliases(settings.seeds_dir), schema, table).table_key
 
 
 def _current(conn: psycopg.Connection, name: str, table_key: str) -> RegistryEntry:

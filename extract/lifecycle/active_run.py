@@ -82,7 +82,6 @@ class ActiveRun(Generic[R]):
             landed = load_plan(self.conn, record.run_id)[1]
             pending = [p for p in partitions if p.number not in landed]
         self._record_progress(progress(self.conn, record.run_id))
-        record.error_message = None
 
     def _retrying(self, attempt: int, wait: timedelta, fetch_rows: int, error: str) -> None:
         record, attempts = self.record, self.context.settings.read_retries
@@ -92,6 +91,7 @@ class ActiveRun(Generic[R]):
         )
         self.journal.checkpoint(self.conn, record)
         self.observer(Retrying(self.table, record, attempt, attempts, wait, error))
+        record.error_message = None  # the retry is logged once; the checkpoints after it are the run's own
 
     def _checkpoint(self, watch_conn: psycopg.Connection, current: Progress) -> None:
         self._record_progress(current)

@@ -16,13 +16,14 @@ from extract.state.registry import RegistryEntry
 EXPORT_FORMAT = "tidemark state 1"
 
 
-def resolve_stream(conn: psycopg.Connection, name: str) -> str:
-    """The table key of `name`: a replica's (schema.table), or a source table's (SCHEMA.TABLE, any case)."""
+def resolve_stream(conn: psycopg.Connection, name: str, named_key: str | None) -> str:
+    """The table key of `name`: a replica's (schema.table), or a source table's (SCHEMA.TABLE, any case),
+    as its runs recorded it or as `named_key` (the replica the project's settings name for it) is."""
     row = conn.execute(
-        "select table_key from _migration.stream_state where table_key = %s"
+        "select table_key from _migration.stream_state where table_key = %s or table_key = %s"
         " union all (select distinct table_key from _migration.run_log"
         " where lower(source_schema || '.' || source_table) = lower(%s))",
-        (name, name),
+        (name, named_key, name),
     ).fetchall()
     keys = sorted({str(r[0]) for r in row})
     if not keys:
