@@ -16,6 +16,7 @@ from psycopg import sql
 
 from extract.devtools.server import pg_commands
 from tests.conftest import Project, database_url
+from tests.items_table import create_items
 from tests.replica_check import assert_replicas_equal
 
 ROWS = 20
@@ -29,14 +30,7 @@ def _stamp(hour: int) -> str:
 @pytest.fixture
 def stamped(project: Project) -> Project:
     """dbo.Items, row i stamped at hour i of 2026-01-01, synced once."""
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        conn.execute('create table dbo."Items" ("Id" integer primary key, "Val" text, "ModifiedDate" timestamp(3))')
-        conn.execute(
-            """insert into dbo."Items" select i, 'v' || i, timestamp '2026-01-01' + i * interval '1 hour'
-            from generate_series(1, %s) as i""",
-            (ROWS,),
-        )
+    create_items(project, ROWS, "1 hour")
     project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
     project.generate()
     project.sync()

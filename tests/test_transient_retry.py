@@ -4,13 +4,12 @@ after the bounded retries with one line naming the error."""
 
 from __future__ import annotations
 
-import threading
-
-import psycopg
 import pytest
 
-from extract.core.observer import Event, Planned, Retrying
+from extract.core.observer import Event, Retrying
+from tests.backend_killer import BackendKiller
 from tests.conftest import Project
+from tests.items_table import create_items
 from tests.replica_check import assert_replicas_equal
 
 ROWS = 40
@@ -18,53 +17,11 @@ ROWS = 40
 
 @pytest.fixture
 def items(project: Project) -> Project:
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        conn.execute('create table dbo."Items" ("Id" integer primary key, "Val" text, "ModifiedDate" timestamp(3))')
-        conn.execute(
-            """insert into dbo."Items" select i, 'v' || i, timestamp '2026-01-01' from generate_series(1, %s) as i""",
-            (ROWS,),
-        )
+    create_items(project, ROWS)
     project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
     project.env.update({"TIDEMARK_READ_RETRIES": "2", "TIDEMARK_RETRY_BACKOFF": "1s"})
     project.generate()
     return project
-
-
-class BackendKiller:
-    """Once the run planned, locks the source table so that its partition reads wait on the lock, and
-    terminates each waiting reader's backend, `kills` times; then lets the reads through."""
-
-    def __init__(self, project: Project, kills: int) -> None:
-        self.project, self.kills, self.killed = project, kills, 0
-        self._thread: threading.Thread | None = None
-        self._locked = threading.Event()
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, Planned) and self._thread is None:
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
-            self._locked.wait(10)
-
-    def _run(self) -> None:
-        with psycopg.connect(self.project.source_url) as holder, self.project.source() as watcher:
-            holder.execute('lock table dbo."Items" in access exclusive mode')
-            self._locked.set()
-            while self.killed < self.kills:
-                rows = watcher.execute(
-                    "select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'"
-                    " and pid <> %s",
-                    (holder.info.backend_pid,),
-                ).fetchall()
-                for (pid,) in rows:
-                    watcher.execute("select pg_terminate_backend(%s)", (pid,))
-                    self.killed += 1
-                threading.Event().wait(0.05)
-            holder.rollback()
-
-    def join(self) -> None:
-        assert self._thread is not None, "the run never planned"
-        self._thread.join(30)
 
 
 def _run_log(project: Project) -> list[tuple[str, str | None]]:

@@ -26,7 +26,6 @@ from extract.landing.progress_watch import ProgressCallback
 from extract.landing.staging import duplicate_key_sample, ensure_snapshot_table, key_sample, rows_without_key
 from extract.landing.transfer import land_frame, land_partitions
 from extract.lifecycle.active_run import ActiveRun
-from extract.lifecycle.context import RunContext
 from extract.lifecycle.journal import Journal, SnapshotJournal
 from extract.lifecycle.reader import ReaderKind, RunLock
 from extract.lifecycle.run import run_stream
@@ -34,6 +33,7 @@ from extract.partitions.plan import Partition, plan_partitions
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.readers.read_start import read_segments
+from extract.readers.table_reader import TableReader
 from extract.state.contract import StreamState
 from extract.state.snapshot_log import FROM_SOURCE, SnapshotRecord
 
@@ -58,9 +58,7 @@ def parse_snapshot_date(text: str) -> date:
 
 
 @dataclass
-class SnapshotReader:
-    context: RunContext
-    plan: TablePlan
+class SnapshotReader(TableReader):
     as_of: date
     file: Path | None
     frame: DataFrame | None
@@ -72,14 +70,6 @@ class SnapshotReader:
     @property
     def journal(self) -> Journal[SnapshotRecord]:
         return SnapshotJournal()
-
-    @property
-    def table(self) -> str:
-        return self.plan.config.key
-
-    @property
-    def table_key(self) -> str:
-        return self.plan.names.table_key
 
     @property
     def lock(self) -> RunLock:

@@ -8,7 +8,6 @@ modify id in flight) read before the data query, with the greatest cursor value 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import psycopg
 from psycopg import sql
@@ -30,12 +29,9 @@ from extract.landing.staging import (
 )
 from extract.landing.transfer import land_in_driver, land_partitions
 from extract.lifecycle.active_run import ActiveRun
-from extract.lifecycle.context import RunContext
-from extract.lifecycle.journal import Journal, RunLogJournal
-from extract.lifecycle.reader import RunLock
 from extract.partitions.plan import Partition, Segment, plan_partitions, source_filter
-from extract.planning.table_plan import TablePlan
-from extract.readers.read_start import extract_lock, read_segments, reader_kind
+from extract.readers.read_start import read_segments, reader_kind
+from extract.readers.table_reader import RunLogReader
 from extract.source.watermarks import (
     check_monotonic,
     read_watermark,
@@ -47,9 +43,7 @@ from extract.state.run_log import RunRecord
 
 
 @dataclass
-class ChangedRowsReader:
-    context: RunContext
-    plan: TablePlan
+class ChangedRowsReader(RunLogReader):
     observer: Observer
     #: Read every row and replace the replica with them (extract/evolution/full_refresh.py).
     refresh: bool = False
@@ -57,22 +51,6 @@ class ChangedRowsReader:
     schema_changes: list[str] = field(default_factory=list)
     first_sync: bool = False
     _decided: tuple[str | None] | None = None
-
-    @property
-    def journal(self) -> Journal[RunRecord]:
-        return RunLogJournal()
-
-    @property
-    def table(self) -> str:
-        return self.plan.config.key
-
-    @property
-    def table_key(self) -> str:
-        return self.plan.names.table_key
-
-    @property
-    def lock(self) -> RunLock:
-        return extract_lock(self.plan)
 
     def prepare(self, conn: psycopg.Connection) -> None:
         self.schema_changes = prepare_tables(conn, self.plan, self.refresh, self.observer)
@@ -102,21 +80,9 @@ class ChangedRowsReader:
     def new_run(self, conn: psycopg.Connection, run_id: int, input_state: StreamState | None) -> RunRecord:
         plan = self.plan
         watermark_used = self._watermark_used(conn, input_state)
-        return RunRecord(
-            run_id=run_id,
-            table_key=self.table_key,
-            source_schema=plan.table.schema,
-            source_table=plan.table.name,
-            target_schema=plan.names.schema,
-            target_table=plan.names.table,
-            migration_type="incremental" if watermark_used else "full",
-            cursor_column=plan.cursor.name if plan.cursor else None,
-            watermark_used=watermark_used,
-            started_at=datetime.now(UTC),
-            source_filter=source_filter(read_segments(self.context, plan, watermark_used)),
-            rows_landed=0,
-            partitions_landed=0,
-        )
+        parts = read_segments(self.context, plan, watermark_used)
+        migration_type = "incremental" if watermark_used else "full"
+        return self.run_record(run_id, migration_type, watermark_used, source_filter(parts))
 
     def clear(self, conn: psycopg.Connection, keep: tuple[int, list[int]]) -> None:
         clear_staging(conn, self.plan.names, keep)

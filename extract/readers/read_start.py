@@ -6,15 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from extract.lifecycle.context import RunContext
-from extract.lifecycle.reader import ReaderKind, RunLock
+from extract.lifecycle.reader import ReaderKind
 from extract.partitions.plan import Segment, segments
 from extract.planning.table_plan import TablePlan
 from extract.source.watermarks import parse_modify_id, parse_watermark
-
-
-def extract_lock(plan: TablePlan) -> RunLock:
-    """Syncs and reconciles of one table take the same lock: they never overlap."""
-    return RunLock(plan.names.table_key, f"a sync or reconcile of {plan.config.key} is running; try again when it ends")
 
 
 def changed_rows_bound(context: RunContext, plan: TablePlan, watermark_used: str | None) -> datetime | int | None:

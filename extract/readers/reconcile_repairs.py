@@ -10,7 +10,6 @@ registry's (changes since it are left to the sync); it commits none of its own: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import psycopg
 
@@ -20,11 +19,11 @@ from extract.core.sql_contract import RUN_ID_COLUMN
 from extract.landing.staging import analyze_landed, clear_landed_rows, clear_staging
 from extract.lifecycle.active_run import ActiveRun
 from extract.lifecycle.context import RunContext
-from extract.lifecycle.journal import Journal, RunLogJournal
-from extract.lifecycle.reader import ReaderKind, RunLock
+from extract.lifecycle.reader import ReaderKind
 from extract.lifecycle.run import run_stream
 from extract.planning.table_plan import TablePlan
-from extract.readers.read_start import changed_rows_bound, extract_lock
+from extract.readers.read_start import changed_rows_bound
+from extract.readers.table_reader import RunLogReader
 from extract.reconcile.boundary import KeyBounds, count_outside, key_bounds, tombstone_outside
 from extract.reconcile.classify import Classifier, Pair, Repairs
 from extract.reconcile.compare import Comparer
@@ -42,30 +41,12 @@ from extract.state.run_log import RunRecord
 
 
 @dataclass
-class ReconcileReader:
-    context: RunContext
-    plan: TablePlan
+class ReconcileReader(RunLogReader):
     options: ReconcileOptions
     observer: Observer
     hashes: RowHashes
     result: ReconcileResult | None = None
     _source_pairs: list[Pair] = field(default_factory=list)
-
-    @property
-    def journal(self) -> Journal[RunRecord]:
-        return RunLogJournal()
-
-    @property
-    def table(self) -> str:
-        return self.plan.config.key
-
-    @property
-    def table_key(self) -> str:
-        return self.plan.names.table_key
-
-    @property
-    def lock(self) -> RunLock:
-        return extract_lock(self.plan)
 
     def _say(self, text: str) -> None:
         self.observer(Note(self.table, text))
@@ -91,19 +72,7 @@ class ReconcileReader:
                 f"{plan.config.key} was never merged with its cursor {plan.cursor.name}: "
                 "sync it (and dbt build) before a reconcile"
             )
-        return RunRecord(
-            run_id=run_id,
-            table_key=self.table_key,
-            source_schema=plan.table.schema,
-            source_table=plan.table.name,
-            target_schema=plan.names.schema,
-            target_table=plan.names.table,
-            migration_type="reconcile",
-            cursor_column=plan.cursor.name if plan.cursor else None,
-            watermark_used=watermark,
-            started_at=datetime.now(UTC),
-            rows_landed=0,
-        )
+        return self.run_record(run_id, "reconcile", watermark)
 
     def clear(self, conn: psycopg.Connection, keep: tuple[int, list[int]]) -> None:
         """What a killed run left: rows no merge will take (its run never landed)."""

@@ -97,6 +97,18 @@ create table if not exists _migration.state_audit (
 );
 create index if not exists state_audit_table_key on _migration.state_audit (table_key, version);
 
+-- Which reader a committed state is for: a table without a cursor is read whole; a modify id is '0x'
+-- and 16 hex digits; any other cursor value is a clock reading.
+create or replace function _migration.tidemark_reader_kind(cursor_column text, cursor_value text) returns text
+language sql immutable
+as $$
+    select case
+        when cursor_column is null then 'full_refresh'
+        when cursor_value like '0x%' then 'modify_id'
+        else 'clock_watermark'
+    end
+$$;
+
 create or replace function _migration.tidemark_state_json(state _migration.stream_state) returns jsonb
 language sql stable
 as $$
@@ -128,11 +140,7 @@ begin
     select * into before from _migration.stream_state where table_key = new.table_key for update;
     after := (
         new.table_key,
-        case
-            when committing.cursor_column is null then 'full_refresh'
-            when committing.watermark_candidate like '0x%' then 'modify_id'
-            else 'clock_watermark'
-        end,
+        _migration.tidemark_reader_kind(committing.cursor_column, committing.watermark_candidate),
         committing.cursor_column,
         committing.watermark_candidate,
         coalesce(before.version, 0) + 1,
@@ -163,11 +171,7 @@ for each row execute function _migration.tidemark_commit_stream_state();
 insert into _migration.stream_state (table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted)
 select distinct on (merged.table_key)
     merged.table_key,
-    case
-        when landed.cursor_column is null then 'full_refresh'
-        when landed.watermark_candidate like '0x%' then 'modify_id'
-        else 'clock_watermark'
-    end,
+    _migration.tidemark_reader_kind(landed.cursor_column, landed.watermark_candidate),
     landed.cursor_column,
     landed.watermark_candidate,
     1,
