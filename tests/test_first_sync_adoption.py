@@ -1,5 +1,6 @@
-"""A first sync writes each row once: it lands in a logged table that becomes staging and then,
-at the merge, the replica itself; where something else refers to the empty replica, rows are copied."""
+"""A first sync writes each row once: it lands in a logged table of its own that, at the merge, becomes
+the replica itself; where something else refers to the empty replica, rows are copied. The extract
+records on that table that its run landed; the merge reads the record."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 
 from extract.core.observer import Event, PartitionLanded, Planned
+from extract.core.sql_contract import FIRST_SYNC_RECORD
 from tests.conftest import Project
 from tests.demo_fixture import demo, merge_counts
 from tests.replica_check import assert_replicas_equal
@@ -50,23 +52,23 @@ def test_first_sync_lands_once_and_its_table_becomes_the_replica(demo: Project) 
     replica, staging, first = tables(demo, "customers")
     run_id = next(r.run_id for r in demo.extract() if r.table == "dbo.Customers")
     expected = shape(demo, replica)
-    assert oid(demo, first) is None  # promoted to staging when the run landed
-    assert shape(demo, staging)[0] == "p"
-    assert demo.scalar(f"select array_agg(distinct _tidemark_run_id) from {staging}") == [run_id]
-    # The run id is the column's stored default, not a value written into each row.
-    assert demo.scalar(
-        "select atthasmissing from pg_attribute where attrelid = %s::regclass and attname = '_tidemark_run_id'",
-        (staging,),
-    )
-    landed = oid(demo, staging)
+    # The landed table stays as it landed, with the record of its run; staging is not touched.
+    persistence, columns, _, _ = shape(demo, first)
+    assert (persistence, columns) == ("p", expected[1])
+    assert demo.scalar("select obj_description(%s::regclass, 'pg_class')", (first,)) == f"{FIRST_SYNC_RECORD}{run_id}"
+    assert demo.scalar(f"select count(*) from {first}") == 60
+    assert shape(demo, staging)[0] == "u"
+    assert demo.scalar(f"select count(*) from {staging}") == 0
+    landed, staged = oid(demo, first), oid(demo, staging)
 
     demo.build()
     assert oid(demo, replica) == landed  # the landed table is the replica: no row was copied
+    assert oid(demo, first) is None
     assert shape(demo, replica) == expected
+    assert demo.scalar("select obj_description(%s::regclass, 'pg_class')", (replica,)) is None
     assert merge_counts(demo, "customers") == (60, 0, 0, 0)
     assert_replicas_equal(demo)
-    assert shape(demo, staging)[0] == "u"
-    assert demo.scalar(f"select count(*) from {staging}") == 0
+    assert oid(demo, staging) == staged
 
     demo.build()  # nothing pending: a second build merges nothing and fails nothing
     assert demo.scalar("select count(*) from _migration.merge_log where table_key like '%%.customers'") == 1
@@ -77,6 +79,24 @@ def test_first_sync_lands_once_and_its_table_becomes_the_replica(demo: Project) 
         )
     demo.sync()
     assert oid(demo, replica) == landed
+    assert_replicas_equal(demo)
+
+
+def test_a_run_before_the_merge_moves_the_first_syncs_rows_into_staging(demo: Project) -> None:
+    _, staging, first = tables(demo, "customers")
+    landed = demo.extract("dbo.Customers")[0]
+    assert oid(demo, first) is not None
+    again = demo.extract("dbo.Customers")[0]
+    assert oid(demo, first) is None
+    staged = demo.scalar(f"select array_agg(distinct _tidemark_run_id order by _tidemark_run_id) from {staging}")
+    assert staged == [landed.run_id, again.run_id]
+    for config in demo.planner.enabled_tables():
+        if config.key != "dbo.Customers":
+            demo.extract(config.key)
+    demo.build()
+    assert merge_counts(demo, "customers") == (60, 0, 0, 0)
+    merged = demo.scalar("select run_ids from _migration.merge_log where table_key like '%%.customers'")
+    assert merged == [landed.run_id, again.run_id]
     assert_replicas_equal(demo)
 
 
@@ -95,12 +115,12 @@ def merge_with_the_replica_referred_to(demo: Project, statement: str) -> None:
 
 
 def test_a_view_on_the_empty_replica_keeps_it_and_the_rows_are_copied(demo: Project) -> None:
-    staging = tables(demo, "customers")[1]
+    _, staging, first = tables(demo, "customers")
     merge_with_the_replica_referred_to(demo, "create view public.customer_ids as select customerid from {replica}")
     assert demo.scalar("select count(*) from public.customer_ids") == 60
-    assert shape(demo, staging)[0] == "p"  # the first sync's table stayed staging
+    assert oid(demo, first) is None  # copied, then dropped
+    assert shape(demo, staging)[0] == "u"
     demo.sync()
-    assert shape(demo, staging)[0] == "u"  # emptied by the next run, and unlogged again
     assert_replicas_equal(demo)
 
 
@@ -134,7 +154,7 @@ def test_a_first_sync_that_fails_leaves_no_table_behind(demo: Project) -> None:
     assert_replicas_equal(demo)
 
 
-def test_a_view_on_staging_makes_the_landed_rows_copy_into_it(demo: Project) -> None:
+def test_a_view_on_staging_does_not_stop_the_landed_table_becoming_the_replica(demo: Project) -> None:
     replica, staging, first = tables(demo, "customers")
 
     def read_staging_from_a_view(event: Event) -> None:
@@ -142,16 +162,14 @@ def test_a_view_on_staging_makes_the_landed_rows_copy_into_it(demo: Project) -> 
             with demo.target() as conn:
                 conn.execute(f"create view public.staged_customers as select customerid from {staging}")
 
-    run = demo.extract("dbo.Customers", observer=read_staging_from_a_view)[0]
-    assert oid(demo, first) is None
-    assert shape(demo, staging)[0] == "u"  # the original staging, which the view kept in place
-    assert demo.scalar(f"select array_agg(distinct _tidemark_run_id) from {staging}") == [run.run_id]
-    assert demo.scalar("select count(*) from public.staged_customers") == 60
-    before = oid(demo, replica)
+    demo.extract("dbo.Customers", observer=read_staging_from_a_view)
+    landed = oid(demo, first)
+    assert landed is not None
     for config in demo.planner.enabled_tables():
         if config.key != "dbo.Customers":
             demo.extract(config.key)
     demo.build()
-    assert oid(demo, replica) == before  # staging stayed UNLOGGED, so the merge copied
+    assert oid(demo, replica) == landed
+    assert demo.scalar("select count(*) from public.staged_customers") == 0
     assert merge_counts(demo, "customers") == (60, 0, 0, 0)
     assert_replicas_equal(demo)

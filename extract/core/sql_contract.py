@@ -10,6 +10,10 @@ RUN_ID_COLUMN = "_tidemark_run_id"
 #: (Named "page" since the first staging tables; renaming it would orphan every existing one.)
 PARTITION_COLUMN = "_tidemark_page"
 
+#: What a first sync's own landing table says in its comment (then the run id) once its run has landed:
+#: the record the merge reads to make that table the replica (extract/landing/landed_first_sync.py).
+FIRST_SYNC_RECORD = "tidemark first sync of run "
+
 #: A reconcile's tombstones (keys to delete) land beside staging in a table named with this prefix.
 TOMBSTONE_PREFIX = "del__"
 #: The dbt snapshot (SCD2 history) of a replica is named after it with this suffix.
@@ -43,6 +47,7 @@ MACRO_CONTRACT = {
     "history_lock_prefix": HISTORY_LOCK_PREFIX,
     "uncomparable_types": list(UNCOMPARABLE_TYPES),
     "tombstone_prefix": TOMBSTONE_PREFIX,
+    "first_sync_record": FIRST_SYNC_RECORD,
     "key_hash_column": KEY_HASH_COLUMN,
     "row_hash_column": ROW_HASH_COLUMN,
     "history_suffix": HISTORY_SUFFIX,

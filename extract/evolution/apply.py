@@ -141,23 +141,28 @@ def _planned(drift: Drift, policy: str) -> list[Applied]:
 
 
 def _statements(
-    change: Applied, type_text: str, replica: sql.Identifier, staging: sql.Identifier, snapshots: sql.Identifier
+    change: Applied,
+    type_text: str,
+    replica: sql.Identifier,
+    landing: tuple[sql.Identifier, ...],
+    snapshots: sql.Identifier,
 ) -> list[sql.Composed]:
-    """The DDL of one change, on the replica, staging and the as-of snapshots' landing table."""
+    """The DDL of one change, on the replica, the `landing` tables (staging, and a first sync's own
+    table, whose rows may wait there for their merge) and the as-of snapshots' landing table."""
     name = change.column
     done: list[sql.Composed] = []
     if change.change in ("column_dropped", "column_replaced"):
         done.append(_alter(replica, "drop column {}", name))
-        done.append(_alter(staging, "drop column if exists {}", name))
+        done += [_alter(t, "drop column if exists {}", name) for t in landing]
     if change.change == "column_replaced":
         done.append(_alter(snapshots, "drop column if exists {}", name))
     if change.change == "column_kept":
         done.append(_alter(replica, "alter column {} drop not null", name))
-        done.append(_alter(staging, "drop column if exists {}", name))
+        done += [_alter(t, "drop column if exists {}", name) for t in landing]
     if change.change in ("column_added", "column_replaced"):
-        done += [_alter(t, "add column if not exists {} ", name, type_text) for t in (replica, staging, snapshots)]
+        done += [_alter(t, "add column if not exists {} ", name, type_text) for t in (replica, *landing, snapshots)]
     if change.change == "column_widened":
-        done += [_alter(t, "alter column {} type ", name, type_text) for t in (replica, staging, snapshots)]
+        done += [_alter(t, "alter column {} type ", name, type_text) for t in (replica, *landing, snapshots)]
     return done
 
 
@@ -167,6 +172,7 @@ def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Appl
     names = plan.names
     replica = sql.Identifier(names.schema, names.table)
     staging = sql.Identifier(names.schema, names.staging_table)
+    landing = (staging, sql.Identifier(names.schema, names.first_sync_table))
     snapshots = sql.Identifier(names.schema, names.snapshot_table)
     history = sql.Identifier(names.schema, names.table + HISTORY_SUFFIX)
     types = {c.target_name: c.target_type for c in plan.columns}
@@ -184,7 +190,7 @@ def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Appl
             recorded = {"table": names.table_key, **change.recorded(plan.config.on_schema_change)}
             row = conn.execute(_RECORD, recorded).fetchone()
             assert row is not None
-            done += _statements(change, types.get(change.column, ""), replica, staging, snapshots)
+            done += _statements(change, types.get(change.column, ""), replica, landing, snapshots)
             if change.change == "column_replaced":
                 # dbt's snapshot keeps a column's type: the history's old values move aside, the new
                 # column is added by the snapshot itself.
@@ -200,6 +206,6 @@ def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Appl
         conn.execute(DDL_LOCK)
         conn.execute(*merge_lock_sql(names.table_key))
 
-    relations = [sql.Composed([t]).as_string(conn) for t in (replica, staging, snapshots, history)]
+    relations = [sql.Composed([t]).as_string(conn) for t in (replica, *landing, snapshots, history)]
     with_lock_timeout(conn, relations, alter, first=take_locks)
     return applied

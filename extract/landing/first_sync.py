@@ -1,28 +1,20 @@
-"""A first sync writes each row once. It lands in a logged table of its own, which becomes the
-staging table when every partition has landed; the merge then makes that table the replica
-itself (macros/first_sync/tidemark_adopt_staging_sql.sql) instead of copying its rows into the replica."""
+"""A first sync writes each row once. It lands in a logged table of its own, which the merge then
+makes the replica itself (macros/first_sync/tidemark_adopt_first_sync_sql.sql) instead of copying
+its rows into the replica. Whether a run is a first sync is decided here, when it starts to land, and
+recorded on that table when it has landed (extract/landing/landed_first_sync.py): the merge reads the
+record."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import psycopg
-from psycopg import errors, sql
+from psycopg import sql
 
 from extract.config.naming import TargetNames
-from extract.core.errors import TidemarkError
-from extract.core.quoting import ParameterSafeIdentifier
-from extract.core.sql_contract import PARTITION_COLUMN, RUN_ID_COLUMN
+from extract.landing.landed_first_sync import landed_run, record_landed
 from extract.landing.staging import column_defs
 from extract.source.typemap import MappedColumn
-
-#: The run id reaches the promoted table's column default through this session setting: DDL takes
-#: no parameters, and a value is never formatted into SQL. Its read, current_setting(), is stable, so
-#: the default is evaluated once.
-_ADD_RUN_COLUMNS = (
-    "alter table {} add column {} bigint not null default current_setting('tidemark.run_id')::bigint,"
-    " add column {} integer not null default 0"
-)
 
 
 def _persistence(conn: psycopg.Connection, schema: str, name: str) -> str | None:
@@ -53,8 +45,9 @@ def prepare_landing(
     A full run does when the replica and staging are both empty, or when it is to `replace` the
     replica (extract/evolution/full_refresh.py); a resumed run goes on in the
     table it landed in before. The table of a run that is not resumed, or that landed nothing
-    yet, is dropped first. Staging, made logged by a first sync whose merge did not adopt it,
-    is made unlogged again once it is empty. Call after clear_staging, under the extract lock.
+    yet, is dropped first. A logged staging table (as first syncs once left it) is made unlogged
+    again once it is empty. Call after clear_staging (which moves a landed first sync's rows
+    into staging), under the extract lock.
     """
     first = sql.Identifier(names.schema, names.first_sync_table)
     staging = sql.Identifier(names.schema, names.staging_table)
@@ -64,7 +57,7 @@ def prepare_landing(
         return True
     with conn.transaction():
         if first_exists:
-            conn.execute(sql.SQL("drop table {}").format(first))
+            _drop_unless_landed(conn, names)
         staging_empty = not _has_rows(conn, staging)
         if replace or (full_run and staging_empty and not _has_rows(conn, sql.Identifier(names.schema, names.table))):
             # Unlike staging, logged: these rows become the replica's. No vacuum while they land.
@@ -79,44 +72,21 @@ def prepare_landing(
     return False
 
 
+def _drop_unless_landed(conn: psycopg.Connection, names: TargetNames) -> None:
+    """Drop the first-sync table, unless its run landed: then its rows wait for their merge."""
+    if landed_run(conn, names) is None:
+        conn.execute(sql.SQL("drop table if exists {}").format(sql.Identifier(names.schema, names.first_sync_table)))
+
+
 def drop_first_sync_table(conn: psycopg.Connection, names: TargetNames) -> None:
     """Drop the first-sync table of a run that failed: a failed run is not resumed."""
-    conn.execute(sql.SQL("drop table if exists {}").format(sql.Identifier(names.schema, names.first_sync_table)))
+    _drop_unless_landed(conn, names)
     conn.commit()
 
 
 def promote(conn: psycopg.Connection, names: TargetNames, columns: Sequence[MappedColumn], run_id: int) -> None:
-    """Make the first-sync table the staging table, in the caller's transaction, which marks the run
-    landed under the merge lock.
-
-    Its rows carry no run id or partition: the two columns are added with defaults, which
-    PostgreSQL stores once as the value of every row already there, so no row is rewritten. If
-    something still reads staging (a view, or a dbt session's batch view), the rows are copied
-    into staging instead.
-    """
-    staging = sql.Identifier(names.schema, names.staging_table)
-    first = sql.Identifier(names.schema, names.first_sync_table)
-    if _has_rows(conn, staging):
-        raise TidemarkError(
-            f"{names.schema}.{names.staging_table} holds rows, but run {run_id} landed as a first sync in "
-            f"{names.schema}.{names.first_sync_table}: run the extract again"
-        )
-    try:
-        with conn.transaction():
-            conn.execute(sql.SQL("drop table {}").format(staging))
-    except errors.DependentObjectsStillExist:
-        names_list = sql.SQL(", ").join(ParameterSafeIdentifier(c.target_name) for c in columns)
-        conn.execute(
-            sql.SQL("insert into {} ({}, {}, {}) select {}, %s, 0 from {}").format(
-                staging, names_list, sql.Identifier(RUN_ID_COLUMN), sql.Identifier(PARTITION_COLUMN), names_list, first
-            ),
-            (run_id,),
-        )
-        conn.execute(sql.SQL("drop table {}").format(first))
-        return
-    conn.execute(sql.SQL("alter table {} rename to {}").format(first, sql.Identifier(names.staging_table)))
-    conn.execute("select set_config('tidemark.run_id', %s, true)", (str(run_id),))
-    conn.execute(
-        sql.SQL(_ADD_RUN_COLUMNS).format(staging, sql.Identifier(RUN_ID_COLUMN), sql.Identifier(PARTITION_COLUMN))
-    )
-    conn.execute(sql.SQL("alter table {} alter column {} drop default").format(staging, sql.Identifier(RUN_ID_COLUMN)))
+    """Record that the first-sync table holds the rows of run `run_id`, in the caller's transaction,
+    which marks the run landed under the merge lock. The table stays as it landed: the merge makes it
+    the replica, or copies its rows into the replica; a run landing before that merge moves them into
+    staging. (`columns`, the table's, are not needed: nothing is added to it.)"""
+    record_landed(conn, names, run_id)

@@ -10,6 +10,7 @@ from psycopg import sql
 from extract.config.naming import TargetNames
 from extract.core.quoting import ParameterSafeIdentifier
 from extract.core.sql_contract import PARTITION_COLUMN, RUN_ID_COLUMN
+from extract.landing.landed_first_sync import move_to_staging
 from extract.source.dialects.postgres import PostgresDialect
 from extract.source.typemap import MappedColumn
 from extract.state.run_log import DDL_LOCK
@@ -132,8 +133,10 @@ def clear_staging(conn: psycopg.Connection, names: TargetNames, keep: tuple[int,
     (failed or killed), except the landed partitions `keep[1]` of run `keep[0]`, which is resumed.
 
     The caller holds the table's extract lock, so no other run lands rows meanwhile. Merges
-    leave their rows for this, so that a merge never pays for a large delete.
+    leave their rows for this, so that a merge never pays for a large delete. The rows of a landed
+    first sync not merged yet join staging first, as the next run lands beside them.
     """
+    move_to_staging(conn, names)
     row = conn.execute(_PENDING_RUNS, (names.table_key,)).fetchone()
     clear_landed_rows(conn, (names.schema, names.staging_table), bool(row and row[0]), _AWAITS_MERGE, keep)
 

@@ -16,7 +16,8 @@ import psycopg
 
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
-from extract.source.dialects.postgres import PostgresDialect, canonical_postgres
+from extract.source.dialects.postgres import PostgresDialect
+from extract.source.dialects.postgres_canonical import canonical_text
 
 _TARGET = PostgresDialect()
 
@@ -80,7 +81,7 @@ def source_figures(planner: Planner, plan: TablePlan) -> tuple[int, str]:
 
 def replica_canonical_texts(plan: TablePlan) -> list[str]:
     """The replica side's canonical text of each column, in the order of the source side's."""
-    return [canonical_postgres(_TARGET.quote(c.target_name), *kind_of(c.target_type)) for c in plan.columns]
+    return [canonical_text(_TARGET.quote(c.target_name), *kind_of(c.target_type)) for c in plan.columns]
 
 
 def verify_table(planner: Planner, plan: TablePlan, target: psycopg.Connection) -> Verification:

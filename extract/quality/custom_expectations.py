@@ -22,7 +22,8 @@ from great_expectations.render.components import LegacyRendererType, RenderedStr
 from great_expectations.render.renderer.renderer import renderer
 
 from extract.project.verify import CANONICAL_KINDS
-from extract.source.dialects.postgres import PostgresDialect, canonical_postgres
+from extract.source.dialects.postgres import PostgresDialect
+from extract.source.dialects.postgres_canonical import canonical_text
 
 _TARGET = PostgresDialect()
 
@@ -41,7 +42,7 @@ def canonical_texts(canonical_columns: list[list[Any]]) -> list[str]:
     for column, kind, length in canonical_columns:
         if kind not in CANONICAL_KINDS or not (length is None or isinstance(length, int)):
             raise ValueError(f"canonical column {column!r}: unknown form {kind!r} (length {length!r})")
-        texts.append(canonical_postgres(_TARGET.quote(str(column)), kind, length))
+        texts.append(canonical_text(_TARGET.quote(str(column)), kind, length))
     return texts
 
 

@@ -20,35 +20,10 @@ from dataclasses import dataclass
 from extract.planning.table_plan import TablePlan
 from extract.project.verify import kind_of
 from extract.source.dialects import Dialect
+from extract.source.dialects import postgres_canonical as canonical
 from extract.source.dialects.postgres import PostgresDialect
 
 _TARGET = PostgresDialect()
-
-# Immutable forms of the canonical text (extract/state/schema.sql), as a generated column needs them.
-_IMMUTABLE_FORMS = {
-    "int": "cast({} as text)",
-    "decimal": "cast(trim_scale({}) as text)",
-    "float": "cast({} as text)",
-    "timestamp": "_migration.tidemark_stamp_text({})",
-    "timestamptz": "_migration.tidemark_stamp_text({})",
-    "date": "_migration.tidemark_date_text({})",
-    "time": "_migration.tidemark_time_text({})",
-    "bool": "case when {0} then 'true' when not {0} then 'false' end",
-    "bytes": "encode({}, 'hex')",
-    "uuid": "lower(cast({} as text))",
-}
-
-
-def _immutable_row_text(texts: list[str]) -> str:
-    """The row text as concat_ws(chr(31), ...) gives it, from immutable parts only (concat_ws is stable)."""
-    return " || chr(31) || ".join(f"coalesce({t}, '\\N')" for t in texts)
-
-
-def _replica_text(quoted: str, target_type: str) -> str:
-    kind, length = kind_of(target_type)
-    if kind == "char":
-        return f"rpad(cast({quoted} as text), {length or 1})"
-    return _IMMUTABLE_FORMS.get(kind, "_migration.tidemark_any_text({})").format(quoted)
 
 
 @dataclass(frozen=True)
@@ -72,7 +47,7 @@ def row_hashes(dialect: Dialect, plan: TablePlan, qualifier: str = "") -> RowHas
     for column in plan.columns:
         kind, length = kind_of(column.target_type)
         source_text = dialect.canonical_text(column.source, kind, length)
-        replica_text = _replica_text(qualifier + _TARGET.quote(column.target_name), column.target_type)
+        replica_text = canonical.stored_canonical_text(qualifier + _TARGET.quote(column.target_name), kind, length)
         # A modify id changes with every update of its row: with the key, it stands for the whole row.
         if modify_id is None or column.source.name == modify_id:
             source_texts.append(source_text)
@@ -81,12 +56,12 @@ def row_hashes(dialect: Dialect, plan: TablePlan, qualifier: str = "") -> RowHas
             source_keys.append((plan.key_columns.index(column.target_name), source_text))
             replica_keys.append((plan.key_columns.index(column.target_name), replica_text))
     source_key_text = dialect.row_text([text for _, text in sorted(source_keys)])
-    replica_key_text = _immutable_row_text([text for _, text in sorted(replica_keys)])
+    replica_key_text = canonical.stored_row_text([text for _, text in sorted(replica_keys)])
     return RowHashes(
         source_key=dialect.hash_bits(source_key_text, 60),
         source_row=dialect.hash_bits(dialect.row_text(source_texts), 64),
-        replica_key=f"_migration.tidemark_hash60({replica_key_text})",
-        replica_row=f"_migration.tidemark_hash64({_immutable_row_text(replica_texts)})",
+        replica_key=canonical.stored_hash_bits(replica_key_text, 60),
+        replica_row=canonical.stored_hash_bits(canonical.stored_row_text(replica_texts), 64),
         source_key_text=source_key_text,
         replica_key_text=replica_key_text,
     )

@@ -367,19 +367,27 @@ select
 from _migration.stream_state as state
 where state.cursor_value is not null;
 
--- Row hashes for reconcile (extract/reconcile): the first 60 bits of a text's md5 as a
--- non-negative bigint (a key's place in the key-hash space), and the first 64 bits as a
--- signed bigint (a row's content). Immutable, so a replica can keep both as generated columns.
-create or replace function _migration.tidemark_hash60(value text) returns bigint
+-- The canonical text of a value, one function per form (extract/project/verify.py's kind_of
+-- says which form a replica column takes), and the two hashes reconcile takes of a row's text:
+-- the one definition of both in PostgreSQL. extract/source/dialects/postgres_canonical.py
+-- writes a call of these, or their body inlined where the database has no such schema (the
+-- stand-in source) and where a plain expression serves (verify's checksums).
+-- Immutable, so a replica can keep its hashes as generated columns: to_char is only stable
+-- because some patterns follow the locale, which these do not, and the output of types like
+-- interval follows a setting (IntervalStyle) that tidemark's sessions leave at its default.
+create or replace function _migration.tidemark_int_text(value bigint) returns text
 language sql immutable strict parallel safe
-as $$ select cast(cast('x' || substr(md5(value), 2, 15) as bit(60)) as bigint) $$;
+as $$ select cast(value as text) $$;
 
-create or replace function _migration.tidemark_hash64(value text) returns bigint
+-- Without trailing zeros: 1.50 and 1.5 are one value.
+create or replace function _migration.tidemark_decimal_text(value numeric) returns text
 language sql immutable strict parallel safe
-as $$ select cast(cast('x' || substr(md5(value), 1, 16) as bit(64)) as bigint) $$;
+as $$ select cast(trim_scale(value) as text) $$;
 
--- The canonical text of times (extract/project/verify.py). to_char is only stable because
--- some patterns follow the locale; these patterns do not, so the result never changes.
+create or replace function _migration.tidemark_float_text(value double precision) returns text
+language sql immutable strict parallel safe
+as $$ select cast(value as text) $$;
+
 create or replace function _migration.tidemark_stamp_text(value timestamp) returns text
 language sql immutable strict parallel safe
 as $$ select to_char(value, 'YYYY-MM-DD"T"HH24:MI:SS.US') $$;
@@ -396,8 +404,34 @@ create or replace function _migration.tidemark_time_text(value time) returns tex
 language sql immutable strict parallel safe
 as $$ select to_char(value, 'HH24:MI:SS.US') $$;
 
--- Any other value as its text: the output of types like interval follows a setting
--- (IntervalStyle) that tidemark's sessions leave at its default.
+create or replace function _migration.tidemark_bool_text(value boolean) returns text
+language sql immutable strict parallel safe
+as $$ select case when value then 'true' when not value then 'false' end $$;
+
+create or replace function _migration.tidemark_bytes_text(value bytea) returns text
+language sql immutable strict parallel safe
+as $$ select encode(value, 'hex') $$;
+
+create or replace function _migration.tidemark_uuid_text(value uuid) returns text
+language sql immutable strict parallel safe
+as $$ select lower(cast(value as text)) $$;
+
+-- char(n) loses its padding when cast to text; rpad puts it back (`width` is the n).
+create or replace function _migration.tidemark_char_text(value bpchar, width integer) returns text
+language sql immutable strict parallel safe
+as $$ select rpad(cast(value as text), width) $$;
+
+-- Any other value as its text.
 create or replace function _migration.tidemark_any_text(value anyelement) returns text
 language sql immutable strict parallel safe
 as $$ select cast(value as text) $$;
+
+-- The first 60 bits of a text's md5 as a non-negative bigint (a key's place in the key-hash
+-- space), and the first 64 bits as a signed bigint (a row's content).
+create or replace function _migration.tidemark_hash60(value text) returns bigint
+language sql immutable strict parallel safe
+as $$ select cast(cast('x' || substr(md5(value), 2, 15) as bit(60)) as bigint) $$;
+
+create or replace function _migration.tidemark_hash64(value text) returns bigint
+language sql immutable strict parallel safe
+as $$ select cast(cast('x' || substr(md5(value), 1, 16) as bit(64)) as bigint) $$;

@@ -4,7 +4,7 @@
   column IS DISTINCT FROM its new value; delete the keys a reconcile tombstoned
   and, after a full run, the keys the source no longer has, each logged in
   _migration.delete_log with the run that removed it; log the exact counts. An empty replica takes the batch with a
-  plain insert instead (tidemark_first_sync_sql). The merged staging rows stay:
+  plain insert instead, or becomes a first sync's own table (tidemark_first_sync_sql). The merged staging rows stay:
   the next extract of the table clears them (a TRUNCATE, not a delete here). The
   caller (dbt's incremental materialization) commits it in the same transaction
   as the merge lock taken by the pre-hook.
@@ -19,8 +19,9 @@
         {%- if tidemark.tidemark_quote(column.name) not in keys -%}{%- do changing.append(column) -%}{%- endif -%}
     {%- endfor -%}
     {%- set table_key = tidemark.tidemark_table_key(target) -%}
-    {%- if tidemark.tidemark_relation_is_empty(target) -%}
-        {{ return(tidemark.tidemark_first_sync_sql(target, source, dest_columns, table_key)) }}
+    {%- set landed = tidemark.tidemark_landed_first_sync(target, table_key) -%}
+    {%- if landed is not none or tidemark.tidemark_relation_is_empty(target) -%}
+        {{ return(tidemark.tidemark_first_sync_sql(target, source, dest_columns, table_key, landed)) }}
     {%- endif %}
     {%- set record = config.get('tidemark_record_id') -%}
     {%- if record %}

@@ -29,10 +29,15 @@ def epoch_unit(target_type: str) -> EpochUnit | None:
 ROW_TEXT_CHUNK = 90
 
 
+def text_or_null_mark(expression: str) -> str:
+    """A text expression with NULL written as \\N, as a row's text has it."""
+    return f"coalesce({expression}, '\\N')"
+
+
 def joined_text(separator: str, expressions: Sequence[str]) -> str:
     """The expressions, NULL written as \\N, joined by `separator` with concat_ws calls of at most
     ROW_TEXT_CHUNK arguments each, nested: none of the parts is NULL, so nesting joins the same text."""
-    parts = [f"coalesce({e}, '\\N')" for e in expressions]
+    parts = [text_or_null_mark(e) for e in expressions]
     while len(parts) > ROW_TEXT_CHUNK:
         chunks = [parts[i : i + ROW_TEXT_CHUNK] for i in range(0, len(parts), ROW_TEXT_CHUNK)]
         parts = [f"concat_ws({separator}, {', '.join(chunk)})" for chunk in chunks]

@@ -8,8 +8,9 @@ from datetime import datetime, timedelta
 
 from extract.core.quoting import postgres_identifier
 from extract.source.catalog import SourceColumn
+from extract.source.dialects import postgres_canonical as canonical
 from extract.source.dialects import postgres_catalog as catalog_sql
-from extract.source.dialects.base import Dialect, EpochUnit, joined_text
+from extract.source.dialects.base import Dialect, EpochUnit
 
 # format_type() puts the modifier in the middle for "timestamp(3) without time zone".
 _TYPE = re.compile(
@@ -104,13 +105,13 @@ class PostgresDialect(Dialect):
         return "bpchar" if column.base_type == "character" else column.base_type
 
     def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
-        return canonical_postgres(self.quote(column.name), kind, length)
+        return canonical.canonical_text(self.quote(column.name), kind, length)
 
     def row_text(self, expressions: Sequence[str]) -> str:
-        return row_text_postgres(expressions)
+        return canonical.row_text(expressions)
 
     def hash_bits(self, text: str, bits: int) -> str:
-        return hash_bits_postgres(text, bits)
+        return canonical.hash_bits(text, bits)
 
     def in_integers(self, expression: str, values: Sequence[int]) -> str:
         # One array constant: the planner hashes it, however many values it holds.
@@ -118,32 +119,3 @@ class PostgresDialect(Dialect):
 
     def exact_sum(self, expression: str) -> str:
         return f"cast(sum({expression}) as numeric(38, 0))"  # summed in 128 bits, no overflow
-
-
-def canonical_postgres(quoted: str, kind: str, length: int | None) -> str:
-    """Canonical text in Postgres; the target side of every comparison uses it too."""
-    stamp = "'YYYY-MM-DD\"T\"HH24:MI:SS.US'"
-    forms = {
-        "int": f"cast({quoted} as text)",
-        "decimal": f"cast(trim_scale({quoted}) as text)",
-        "float": f"cast({quoted} as text)",
-        "timestamp": f"to_char({quoted}, {stamp})",
-        "timestamptz": f"to_char({quoted} at time zone 'UTC', {stamp})",
-        "date": f"to_char({quoted}, 'YYYY-MM-DD')",
-        "time": f"to_char({quoted}, 'HH24:MI:SS.US')",
-        "bool": f"case when {quoted} then 'true' when not {quoted} then 'false' end",
-        "bytes": f"encode({quoted}, 'hex')",
-        "uuid": f"lower(cast({quoted} as text))",
-        # bpchar loses its padding when cast to text; put it back.
-        "char": f"rpad(cast({quoted} as text), {length or 1})",
-    }
-    return forms.get(kind, f"cast({quoted} as text)")
-
-
-def row_text_postgres(expressions: Sequence[str]) -> str:
-    return joined_text("chr(31)", expressions)
-
-
-def hash_bits_postgres(text: str, bits: int) -> str:
-    digits = "1, 16" if bits == 64 else "2, 15"
-    return f"cast(cast('x' || substr(md5({text}), {digits}) as bit({bits})) as bigint)"
