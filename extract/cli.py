@@ -92,9 +92,9 @@ def _run_extract(argv: Sequence[str]) -> int:
         finally:
             runtime.stop()
     outcome = sync_pass.run(keep_runtime=False)
-    run_results.record_report(outcome.report)
+    run_results.record_report(outcome.report.as_json())
     if args.json:
-        print_report(outcome.report)
+        print_report(outcome.report.as_json())
     return outcome.exit_code
 
 

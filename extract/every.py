@@ -18,7 +18,7 @@ from types import FrameType
 from extract.config.durations import spoken_duration
 from extract.core.errors import EXIT_TABLE_FAILED, TidemarkError, first_line
 from extract.metrics import Metrics, MetricsServer, metrics_host
-from extract.report import Outcome, print_report
+from extract.report import Outcome, PassReport, print_report
 from extract.run_results import record_report
 from extract.sync_pass import SyncPass
 
@@ -77,12 +77,12 @@ class SyncEvery:
             started, started_at = time.monotonic(), datetime.now(UTC)
             outcome = self._one(sync_pass, first=number == 1)
             seconds = time.monotonic() - started
-            record_report({"sync": number, **outcome.report})
+            record_report({"sync": number, **outcome.report.as_json()})
             if self.metrics is not None:
                 self.metrics.count_pass(outcome.exit_code)
             if self.json_lines:
                 header = {"sync": number, "started_at": started_at.isoformat(), "seconds": round(seconds, 3)}
-                print_report({**header, "exit_code": outcome.exit_code, **outcome.report}, one_line=True)
+                print_report({**header, "exit_code": outcome.exit_code, **outcome.report.as_json()}, one_line=True)
             if self._stopping:
                 self._say(f"sync {number} took {seconds:.1f}s (exit {outcome.exit_code}); stopping as asked")
                 return outcome.exit_code
@@ -102,4 +102,6 @@ class SyncEvery:
                 raise
             message = first_line(exc)
             print(f"error: {message}", file=sys.stderr, flush=True)
-            return Outcome({"error": message}, exc.exit_code if isinstance(exc, TidemarkError) else EXIT_TABLE_FAILED)
+            return Outcome(
+                PassReport(error=message), exc.exit_code if isinstance(exc, TidemarkError) else EXIT_TABLE_FAILED
+            )

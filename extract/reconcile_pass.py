@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from extract.console import ConsoleObserver
 from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, about_table, first_line
@@ -16,7 +16,7 @@ from extract.planning.table_plan import TablePlan
 from extract.readers.reconcile_repairs import reconcile_table
 from extract.reconcile.guards import tables_with_pending_runs
 from extract.reconcile.result import ReconcileOptions
-from extract.report import Outcome
+from extract.report import DbtReport, Outcome, PassReport, TableReport
 from extract.runtime.dbt import InProcessDbt
 
 
@@ -51,7 +51,7 @@ class ReconcilePass:
         workers = planner.settings.max_parallel_transfers
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
             summary = list(pool.map(self._reconcile, plans))
-        if self.dbt is not None and any(entry["status"] == "landed" for entry in summary):
+        if self.dbt is not None and any(entry.status == "landed" for entry in summary):
             dbt_runs.append(self._dbt())
         return self._outcome(summary, dbt_runs)
 
@@ -59,29 +59,23 @@ class ReconcilePass:
         assert self.dbt is not None
         return self.dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json)
 
-    def _reconcile(self, plan: TablePlan) -> dict[str, object]:
+    def _reconcile(self, plan: TablePlan) -> TableReport:
         try:
             result = reconcile_table(self.planner.context, plan, self.request.options, self.observer)
-            return asdict(result)
+            return TableReport(plan.config.key, result.status, result)
         except Exception as exc:  # one table's failure must not stop the others
             message = first_line(exc)
             if self.request.verbose:
                 print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
             print(f"error: {about_table(plan.config.key, message)}", file=sys.stderr)
-            return {"table": plan.config.key, "status": "failed", "error": message}
+            return TableReport(plan.config.key, "failed", error=message)
 
-    def _outcome(self, summary: list[dict[str, object]], dbt_runs: list[bool]) -> Outcome:
-        failed = [str(e["table"]) for e in summary if e["status"] == "failed"]
-        report: dict[str, object] = {"tables": summary, "failed": len(failed)}
-        if self.dbt is not None:
-            report["dbt"] = {
-                "args": self.dbt.args,
-                "runs": len(dbt_runs),
-                "success": all(dbt_runs),
-                "error": self.dbt.failure,
-            }
-            if not all(dbt_runs):
-                print(f"dbt {' '.join(self.dbt.requested)} failed ({self.dbt.failure})", file=sys.stderr)
+    def _outcome(self, summary: list[TableReport], dbt_runs: list[bool]) -> Outcome:
+        dbt = None if self.dbt is None else DbtReport(self.dbt.args, all(dbt_runs), self.dbt.failure, len(dbt_runs))
+        report = PassReport(summary, dbt=dbt)
+        failed = report.failed
+        if self.dbt is not None and not all(dbt_runs):
+            print(f"dbt {' '.join(self.dbt.requested)} failed ({self.dbt.failure})", file=sys.stderr)
         if failed:
             print(f"{len(failed)} of {len(summary)} table(s) failed: {', '.join(failed)}", file=sys.stderr)
             return Outcome(report, EXIT_TABLE_FAILED)

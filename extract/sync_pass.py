@@ -7,7 +7,7 @@ import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from extract.project.follow_catalog import follow_catalog, touches_project
 from extract.readers.asof_snapshot import SnapshotLanding
 from extract.reconcile.result import ReconcileOptions
 from extract.reconcile_pass import ReconcilePass, ReconcileRequest
-from extract.report import Outcome
+from extract.report import DbtReport, Outcome, PassReport, TableReport
 from extract.runtime.dbt import InProcessDbt
 from extract.runtime.spark import SparkRuntime
 from extract.sync_table import sync_table
@@ -104,7 +104,7 @@ class SyncPass:
                 recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
                 self._catalog["read"] = None if recorded is None else recorded.read_id
                 summary = list(pool.map(lambda job: self._sync(job, observer), jobs))
-            if touches_project(recorded, summary):
+            if touches_project(recorded, [getattr(t.result, "schema_changes", []) for t in summary]):
                 self._follow_catalog(planner, observer)
             if self._reconcile_due():
                 return self._reconcile(planner, self._finish(summary, len(tables)))
@@ -145,15 +145,13 @@ class SyncPass:
     def _reconcile(self, planner: Planner, synced: Outcome) -> Outcome:
         """After the merge, reconcile the tables that landed; `--dbt`'s dbt applies the repairs."""
         request = self.request
-        tables = synced.report["tables"]
-        assert isinstance(tables, list)
-        names = [str(entry["table"]) for entry in tables if entry["status"] == "landed"]
+        names = synced.report.landed
         if not names or synced.exit_code == EXIT_DBT_FAILED:
             return synced
         self._reconciled_at = time.monotonic()
         asked = ReconcileRequest(names, request.reconcile_options, request.quiet, request.json, request.verbose)
         reconciled = ReconcilePass(planner, self.dbt, asked).run()
-        report = {**synced.report, "reconcile": reconciled.report}
+        report = replace(synced.report, reconcile=reconciled.report)
         return Outcome(report, synced.exit_code or reconciled.exit_code)
 
     def _job(self, planner: Planner, config: SyncTable) -> TableJob:
@@ -168,24 +166,23 @@ class SyncPass:
         refresh = request.full_refresh and self._catalog_reads == 1
         return TableJob(config, lambda observer: sync_table(planner.context, plan, observer, refresh))
 
-    def _sync(self, job: TableJob, observer: ConsoleObserver) -> dict[str, object]:
+    def _sync(self, job: TableJob, observer: ConsoleObserver) -> TableReport:
         try:
-            return {"status": "landed", **asdict(job.run(observer))}
+            return TableReport(job.config.key, "landed", job.run(observer))
         except Exception as exc:  # one table's failure must not stop the others
             message = first_line(exc)
             if self.request.verbose:
                 print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
             print(f"error: {about_table(job.config.key, message)}", file=sys.stderr)
-            return {"table": job.config.key, "status": "failed", "error": message}
+            return TableReport(job.config.key, "failed", error=message)
 
-    def _finish(self, summary: list[dict[str, object]], tables: int) -> Outcome:
-        failed = [str(entry["table"]) for entry in summary if entry["status"] == "failed"]
+    def _finish(self, summary: list[TableReport], tables: int) -> Outcome:
         # Tables that landed are merged even when another failed: its runs are simply not pending.
         dbt = self.dbt
         dbt_ok = None if dbt is None else dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json)
-        report: dict[str, object] = {"tables": summary, "failed": len(failed), "catalog": self._catalog}
-        if dbt is not None:
-            report["dbt"] = {"args": dbt.args, "success": dbt_ok, "error": dbt.failure}
+        dbt_report = None if dbt is None else DbtReport(dbt.args, dbt_ok, dbt.failure)
+        report = PassReport(summary, dict(self._catalog), dbt_report)
+        failed = report.failed
         if dbt is not None and dbt_ok is False:
             print(
                 f"dbt {' '.join(dbt.requested)} failed ({dbt.failure}); what landed waits for the next merge",

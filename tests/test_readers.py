@@ -45,7 +45,8 @@ def versioned(project: Project) -> Project:
 
 @pytest.fixture
 def plain(project: Project) -> Project:
-    return _table(project, "dbo,Items,Val,,true,false")  # a cursor of text: no watermark, read whole
+    project.env["DATE_UPDATED_FIELD"] = "LastEditedWhen"  # not a column of it: no cursor, read whole
+    return _table(project, "dbo,Items,,,true,false")
 
 
 def _touch(project: Project, item: int, stamp: str = "clock_timestamp() at time zone 'UTC'") -> None:

@@ -88,6 +88,6 @@ def main(argv: Sequence[str]) -> int:
         context.close()
         runtime.stop()
     if args.json:
-        print_report(outcome.report)
-    record_report(outcome.report)
+        print_report(outcome.report.as_json())
+    record_report(outcome.report.as_json())
     return outcome.exit_code

@@ -21,11 +21,11 @@ from extract.source.catalog import SourceColumn
 from extract.source.typemap import MappedColumn
 
 
-def touches_project(read: CatalogRead | None, runs: list[dict[str, object]]) -> bool:
+def touches_project(read: CatalogRead | None, schema_changes: list[list[str]]) -> bool:
     """Whether the generated files may no longer describe the replicas: the catalog read found a change
     (not the tables a first read finds, which `generate` wrote from), or a run altered a replica."""
     found = read is not None and any(not (read.first and c.change == "table_added") for c in read.changes)
-    return found or any(run.get("schema_changes") for run in runs)
+    return found or any(schema_changes)
 
 
 def as_replicated(conn: psycopg.Connection, plan: TablePlan) -> TablePlan:
