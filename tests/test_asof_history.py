@@ -232,3 +232,21 @@ def test_a_killed_snapshot_resumes_with_the_partitions_not_landed(prices: Projec
     prices.build()
     assert len(history(prices)) == 40
     assert {v[3] for v in history(prices)} == {DEC[9]}
+
+
+def test_a_snapshot_killed_before_its_plan_starts_anew(prices: Project) -> None:
+    """Killed between its begin and its partition plan, the run has nothing to go on with: the next run of
+    the same date is a new one that reads every row, never an empty snapshot."""
+    source_rows(prices, [(i, f"item {i}", None) for i in range(1, 11)])
+
+    def killed_before_planning(event: Event) -> None:
+        if isinstance(event, RunBegan):
+            raise Killed
+
+    with pytest.raises(Killed):
+        land(prices, DEC[9], observer=killed_before_planning)
+    killed_run = prices.scalar("select max(run_id) from _migration.snapshot_log")
+    assert prices.scalar("select status from _migration.snapshot_log where run_id = %s", (killed_run,)) == "running"
+    assert land(prices, DEC[9]) == 10
+    assert prices.scalar("select max(run_id) from _migration.snapshot_log") > killed_run
+    assert prices.scalar("select status from _migration.snapshot_log where run_id = %s", (killed_run,)) == "failed"

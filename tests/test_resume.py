@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from extract.core.observer import ClockRead, Event, PartitionLanded, Planned, RunBegan
+from extract.sync_table import sync_table
 from tests.conftest import Project
 from tests.replica_check import assert_replicas_equal
 from tests.test_ties import tied
@@ -100,3 +101,23 @@ def test_a_failed_run_is_not_resumed(tied: Project) -> None:
     assert result.rows_landed == 100
     tied.build()
     assert_replicas_equal(tied)
+
+
+def test_a_killed_full_run_is_not_resumed_by_a_full_refresh(tied: Project) -> None:
+    """A killed run that merges into the replica and a --full-refresh that replaces it land in different
+    tables: the refresh starts anew and reads every row."""
+    tied.sync()
+    with tied.target() as conn:  # as `state reset` leaves it: the next run reads every row, into staging
+        conn.execute("update _migration.stream_state set cursor_value = null")
+
+    def kill_after_a_partition(event: Event) -> None:
+        if isinstance(event, PartitionLanded):
+            raise Killed
+
+    with pytest.raises(Killed):
+        tied.extract("dbo.Tied", observer=kill_after_a_partition)
+    killed = tied.scalar("select max(run_id) from _migration.run_log")
+    planner = tied.planner
+    result = sync_table(planner.context, planner.plan(planner.find("dbo.Tied")), refresh=True)
+    assert result.run_id != killed and result.rows_landed == 100
+    assert tied.scalar("select count(*) from _migration.runs where run_id = %s and status = 'failed'", (killed,)) == 1

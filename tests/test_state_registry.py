@@ -192,3 +192,15 @@ def test_export_then_import_into_an_empty_target_continues_incrementally(
     assert (result.migration_type, result.rows_landed) == ("incremental", 1)
     stamped.build()
     assert_replicas_equal(stamped)
+
+
+def test_a_full_refresh_commits_its_own_state(stamped: Project) -> None:
+    """A full refresh replaces the replica at the end of its run (no dbt merge): the registry moves to that
+    run in the same transaction."""
+    done = stamped.cli("--table", "dbo.Items", "--full-refresh", "--json")
+    assert done.returncode == 0, done.stderr
+    run = json.loads(done.stdout)["tables"][0]
+    state = _state(stamped, "show", "dbo.Items")["state"]
+    assert (state["run_id"], state["cursor_value"]) == (run["run_id"], run["watermark_candidate"])
+    assert state["version"] == 2
+    assert _state(stamped, "history", "dbo.Items")[1]["reason"] == f"run {run['run_id']} merged"

@@ -30,7 +30,8 @@ from extract.config.naming import target_names
 from extract.config.seeds import read_host_aliases
 from extract.config.settings import load_settings, target_from_env
 from extract.core.errors import TidemarkError
-from extract.state.manual import Change, apply_change, import_entry
+from extract.lifecycle.reader import ReaderKind
+from extract.state.manual import Change, apply_change, import_entries
 from extract.state.registry import RegistryEntry, entries, entry
 from extract.state.registry_io import audit_rows, latest_states, read_export, resolve_stream, write_export
 from extract.state.run_log import ensure_state_schema
@@ -128,10 +129,14 @@ def _show(conn: psycopg.Connection, name: str, table_key: str, as_json: bool) ->
 
 
 def _import(conn: psycopg.Connection, file: Path) -> int:
-    imported = read_export(file)
-    for stream in imported:
-        after = import_entry(conn, stream, stream.table_key)
-        print(f"{stream.table_key}: imported, cursor {after.cursor_value or '(none)'}, version {after.version}")
+    streams = read_export(file)
+    for stream in streams:  # every value checked before anything is written
+        if stream.reader not in set(ReaderKind):
+            raise TidemarkError(f"{file}: stream {stream.table_key!r} has reader {stream.reader!r}, not a known one")
+        if stream.cursor_value is not None:
+            check_cursor_value(stream, stream.cursor_value, f"{file}: stream {stream.table_key!r}'s cursor_value")
+    for after in import_entries(conn, streams):
+        print(f"{after.table_key}: imported, cursor {after.cursor_value or '(none)'}, version {after.version}")
     return 0
 
 

@@ -28,6 +28,9 @@ R = TypeVar("R", RunRecord, SnapshotRecord)
 FETCH_ROWS = 10_000
 MIN_FETCH_ROWS = 100
 
+#: The longest wait between two attempts, however many retries are allowed.
+MAX_RETRY_WAIT = timedelta(minutes=5)
+
 #: Lands the pending partitions, fetching `fetch_rows` at a time, calling back as each lands.
 Lands = Callable[[list[Partition], ProgressCallback, int], None]
 
@@ -74,7 +77,7 @@ class ActiveRun(Generic[R]):
                 attempt += 1
                 if attempt > settings.read_retries or not is_transient(exc):
                     raise
-                wait = settings.retry_backoff * 2 ** (attempt - 1)
+                wait = min(MAX_RETRY_WAIT, settings.retry_backoff * 2 ** (attempt - 1))
                 fetch_rows = max(MIN_FETCH_ROWS, fetch_rows // 2)
                 error = first_line(exc)
                 self._retrying(attempt, wait, fetch_rows, error)

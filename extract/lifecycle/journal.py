@@ -59,7 +59,7 @@ class SnapshotJournal:
         snapshot_log.begin(conn, record)
 
     def checkpoint(self, conn: psycopg.Connection, record: SnapshotRecord) -> None:
-        return None  # the partition log holds a snapshot's progress
+        snapshot_log.checkpoint(conn, record)
 
     def end(self, conn: psycopg.Connection, record: SnapshotRecord) -> None:
         snapshot_log.finish(conn, record)

@@ -46,7 +46,7 @@ def run_stream(context: RunContext, reader: Reader[R], observer: Observer) -> R:
             _end(conn, reader, record)
         except Exception as exc:
             conn.rollback()
-            record.status, record.error_message = "failed", first_line(exc)
+            record.status, record.error_message, record.output_state = "failed", first_line(exc), None
             record.ended_at = datetime.now(UTC)
             reader.journal.end(conn, record)
             reader.discard(conn, record)
@@ -82,8 +82,10 @@ def _end(conn: psycopg.Connection, reader: Reader[R], record: R) -> None:
     record.ended_at = datetime.now(UTC)
     conn.commit()
     with conn.transaction():
-        # The merge's lock before staging's, in the order the merge takes them.
-        conn.execute(*merge_lock_sql(reader.table_key))
+        if isinstance(record, RunRecord):
+            # The merge's lock before staging's, in the order the merge takes them.
+            conn.execute(*merge_lock_sql(reader.table_key))
+        # The end first: a commit that merges (a full refresh) commits the registry from the landed run.
+        reader.journal.end(conn, record)
         if record.status == "landed":
             reader.commit(conn, record)
-        reader.journal.end(conn, record)

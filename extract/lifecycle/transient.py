@@ -32,5 +32,5 @@ def is_transient(exc: BaseException) -> bool:
     while seen is not None:
         if _TRANSIENT.search(str(seen)):
             return True
-        seen = seen.__cause__ or seen.__context__
+        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
     return False

@@ -91,7 +91,8 @@ class SnapshotReader(TableReader):
         self, conn: psycopg.Connection, killed: SnapshotRecord, input_state: StreamState | None
     ) -> SnapshotRecord | None:
         """A killed snapshot from the source, of the same date, goes on; a file is read again whole."""
-        if killed.as_of == self.as_of and killed.origin == self.origin == FROM_SOURCE:
+        planned = killed.partitions_planned is not None  # killed while planning: nothing to go on with
+        if planned and killed.as_of == self.as_of and killed.origin == self.origin == FROM_SOURCE:
             return self._record(killed.run_id, killed.started_at)
         return None
 

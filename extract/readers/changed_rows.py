@@ -72,17 +72,25 @@ class ChangedRowsReader(RunLogReader):
         return self._decided[0]
 
     def resume(self, conn: psycopg.Connection, killed: RunRecord, input_state: StreamState | None) -> RunRecord | None:
-        # The same input, so the same partitions: only then do the landed ones still count.
+        # The same input and the same landing, so the same partitions: only then do the landed ones still
+        # count. A run that replaces the replica lands apart from one that merges into it.
         if killed.migration_type == "reconcile" or killed.partitions_planned is None:
             return None
-        return killed if killed.watermark_used == self._watermark_used(conn, input_state) else None
+        if bool(killed.replaces_replica) != self.refresh:
+            return None
+        if killed.watermark_used != self._watermark_used(conn, input_state):
+            return None
+        killed.error_message = None  # a retry's note belongs to the attempt that was killed
+        return killed
 
     def new_run(self, conn: psycopg.Connection, run_id: int, input_state: StreamState | None) -> RunRecord:
         plan = self.plan
         watermark_used = self._watermark_used(conn, input_state)
         parts = read_segments(self.context, plan, watermark_used)
         migration_type = "incremental" if watermark_used else "full"
-        return self.run_record(run_id, migration_type, watermark_used, source_filter(parts))
+        record = self.run_record(run_id, migration_type, watermark_used, source_filter(parts))
+        record.replaces_replica = self.refresh
+        return record
 
     def clear(self, conn: psycopg.Connection, keep: tuple[int, list[int]]) -> None:
         clear_staging(conn, self.plan.names, keep)

@@ -43,9 +43,10 @@ def _refuse_busy(conn: psycopg.Connection, table_key: str, name: str) -> None:
 
 
 def apply_change(conn: psycopg.Connection, change: Change, name: str) -> tuple[RegistryEntry, RegistryEntry]:
-    """Make `change` (one transaction, with its audit row); returns the entry before and after."""
-    _refuse_busy(conn, change.table_key, name)
+    """Make `change` (one transaction, with its audit row); returns the entry before and after. The run
+    that committed the state before stays named: the audit row says the change was made by hand."""
     try:
+        _refuse_busy(conn, change.table_key, name)
         with conn.transaction():
             before = entry(conn, change.table_key, for_update=True)
             if before is None:
@@ -56,8 +57,8 @@ def apply_change(conn: psycopg.Connection, change: Change, name: str) -> tuple[R
                     "a run committed meanwhile; look again (state show) and repeat the change"
                 )
             conn.execute(
-                "update _migration.stream_state set cursor_value = %s, version = version + 1, run_id = null,"
-                " records_emitted = null, updated_at = clock_timestamp() where table_key = %s and version = %s",
+                "update _migration.stream_state set cursor_value = %s, version = version + 1,"
+                " updated_at = clock_timestamp() where table_key = %s and version = %s",
                 (change.cursor_value, change.table_key, before.version),
             )
             after = entry(conn, change.table_key)
@@ -68,31 +69,42 @@ def apply_change(conn: psycopg.Connection, change: Change, name: str) -> tuple[R
     return before, after
 
 
-def import_entry(conn: psycopg.Connection, imported: RegistryEntry, name: str) -> RegistryEntry:
-    """A stream's state from another target's export; refused when this target has state for it."""
-    _refuse_busy(conn, imported.table_key, name)
+def import_entries(conn: psycopg.Connection, streams: list[RegistryEntry]) -> list[RegistryEntry]:
+    """Streams' states from another target's export, all or none: refused when this target has state for
+    one of them, or a sync of one runs or waits for a merge."""
+    imported: list[RegistryEntry] = []
     try:
+        for stream in streams:
+            _refuse_busy(conn, stream.table_key, stream.table_key)
         with conn.transaction():
-            if entry(conn, imported.table_key, for_update=True) is not None:
-                raise TidemarkError(f"{name} has state in this target already: import goes into a target without it")
-            conn.execute(
-                "insert into _migration.stream_state"
-                " (table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted)"
-                " values (%s, %s, %s, %s, %s, null, %s)",
-                (
-                    imported.table_key,
-                    imported.reader,
-                    imported.cursor_field,
-                    imported.cursor_value,
-                    imported.version + 1,
-                    imported.records_emitted,
-                ),
-            )
-            after = entry(conn, imported.table_key)
-            assert after is not None
-            _audit(conn, None, after, f"imported at version {imported.version}")
+            for stream in streams:
+                imported.append(_import_entry(conn, stream))
     finally:
         conn.execute("select pg_advisory_unlock_all()")
+    return imported
+
+
+def _import_entry(conn: psycopg.Connection, stream: RegistryEntry) -> RegistryEntry:
+    if entry(conn, stream.table_key, for_update=True) is not None:
+        raise TidemarkError(
+            f"{stream.table_key} has state in this target already: import goes into a target without it"
+        )
+    conn.execute(
+        "insert into _migration.stream_state"
+        " (table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted)"
+        " values (%s, %s, %s, %s, %s, null, %s)",
+        (
+            stream.table_key,
+            stream.reader,
+            stream.cursor_field,
+            stream.cursor_value,
+            stream.version + 1,
+            stream.records_emitted,
+        ),
+    )
+    after = entry(conn, stream.table_key)
+    assert after is not None
+    _audit(conn, None, after, f"imported at version {stream.version}")
     return after
 
 

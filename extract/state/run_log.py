@@ -48,6 +48,8 @@ class RunRecord:
     #: landed, the state its merge commits.
     input_state: dict[str, object] | None = None
     output_state: dict[str, object] | None = None
+    #: A --full-refresh run: its rows replace the replica (they land apart from staging).
+    replaces_replica: bool | None = None
 
 
 def ensure_state_schema(conn: psycopg.Connection) -> None:

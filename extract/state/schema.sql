@@ -67,6 +67,7 @@ create index if not exists merge_log_table_key on _migration.merge_log (table_ke
 -- Seed 001's contract on each run: the state it read from and, once landed, the state its merge commits.
 alter table _migration.run_log add column if not exists input_state jsonb;
 alter table _migration.run_log add column if not exists output_state jsonb;
+alter table _migration.run_log add column if not exists replaces_replica boolean;
 
 -- The state registry: per stream (replica), the state its merges committed, one version more at
 -- every change. The merge's own transaction writes it (the trigger on merge_log below), so a run's
@@ -358,13 +359,20 @@ left join lateral (
 
 -- Per table, the watermark its merges committed (the registry's cursor value): a clock reading
 -- or, for a modify-id cursor, '0x' and 16 hex digits. The next run reads the rows changed since
--- (less the safety window); a table without one is read whole.
+-- (less the safety window); a table without one is read whole. run_id is the latest run a merge
+-- took (a reconcile's too): what `status`, the lag metric and the freshness check describe.
 create or replace view _migration.committed_watermarks as
 select
     state.table_key,
     state.cursor_value as watermark,
-    state.run_id
+    merged.run_id
 from _migration.stream_state as state
+left join lateral (
+    select max(run.id) as run_id
+    from _migration.merge_log as m
+    cross join lateral unnest(m.run_ids) as run (id)
+    where m.table_key = state.table_key
+) as merged on true
 where state.cursor_value is not null;
 
 -- The canonical text of a value, one function per form (extract/project/verify.py's kind_of

@@ -56,6 +56,16 @@ def begin(conn: psycopg.Connection, record: SnapshotRecord) -> None:
         )
 
 
+def checkpoint(conn: psycopg.Connection, record: SnapshotRecord) -> None:
+    """The run's progress while it lands, and the note of a retry (the partition log holds the rest)."""
+    with conn.transaction():
+        conn.execute(
+            "update _migration.snapshot_log set rows_landed = %s, error_message = %s"
+            " where run_id = %s and status = 'running'",
+            (record.rows_landed, record.error_message, record.run_id),
+        )
+
+
 def finish(conn: psycopg.Connection, record: SnapshotRecord) -> None:
     """Record the run's end: 'landed' (the history model may apply it from now on) or 'failed'."""
     with conn.transaction():
