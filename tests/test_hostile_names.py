@@ -22,6 +22,7 @@ from pyspark.sql import SparkSession
 from extract.config.naming import MAX_NAME_BYTES, RESERVED_COLUMNS, RESERVED_PREFIX, target_names
 from extract.config.seeds import fold_name
 from extract.core.errors import TidemarkError
+from extract.core.observer import silent
 from extract.core.quoting import ParameterSafeIdentifier
 from extract.project.verify import verify_tables
 from extract.readers.asof_snapshot import SnapshotLanding
@@ -166,7 +167,7 @@ def check_history(project: Project, as_of: date) -> None:
     """A snapshot of the source as of `as_of` lands and is applied: the history holds each row once."""
     config = project.planner.enabled_tables()[0]
     landing = SnapshotLanding(project.planner, config, as_of, None)
-    rows = landing.run(lambda event, details: None).rows_landed
+    rows = landing.run(silent).rows_landed
     project.build()
     names = landing.plan.names
     current = project.scalar(
