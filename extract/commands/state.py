@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
 
 from extract.commands.state_values import check_cursor_value, rewind_target, source_position_check
+from extract.commands.status import print_table
 from extract.config.naming import target_names
 from extract.config.seeds import read_host_aliases
 from extract.config.settings import load_settings, target_from_env
@@ -144,18 +144,5 @@ def _print(rows: list[dict[str, object]], as_json: bool) -> int:
     if as_json:
         print(json.dumps(rows, indent=2, default=str))
         return 0
-    if not rows:
-        print("(none)")
-        return 0
-    names = list(rows[0])
-    text = [names, *([_text(row[name]) for name in names] for row in rows)]
-    widths = [max(len(line[i]) for line in text) for i in range(len(names))]
-    for line in text:
-        sys.stdout.write("  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)).rstrip() + "\n")
+    print_table(rows)
     return 0
-
-
-def _text(value: object) -> str:
-    if value is None:
-        return ""
-    return json.dumps(value) if isinstance(value, dict) else str(value)

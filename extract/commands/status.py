@@ -141,10 +141,10 @@ def _show(sections: dict[str, list[dict[str, Any]]], as_json: bool) -> None:
         return
     for index, (name, rows) in enumerate(sections.items()):
         if index == 0:
-            _print_table(rows)
+            print_table(rows)
         elif rows:
             print(f"\n{_TITLES[name]} (latest {len(rows)}):")
-            _print_table(rows)
+            print_table(rows)
 
 
 def _text(value: object) -> str:
@@ -152,10 +152,10 @@ def _text(value: object) -> str:
         return ""
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M:%S")
-    return str(value)
+    return json.dumps(value) if isinstance(value, dict) else str(value)
 
 
-def _print_table(rows: Sequence[dict[str, Any]]) -> None:
+def print_table(rows: Sequence[dict[str, Any]]) -> None:
     if not rows:
         print("(none)")
         return

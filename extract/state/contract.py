@@ -26,22 +26,3 @@ class StreamState:
 
     def as_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None or k in ("cursor_field", "cursor_value")}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> StreamState | None:
-        if data is None:
-            return None
-
-        def text(name: str) -> str | None:
-            value = data.get(name)
-            return None if value is None else str(value)
-
-        emitted = data.get("records_emitted")
-        return cls(
-            str(data["stream_id"]),
-            text("cursor_field"),
-            text("cursor_value"),
-            None if emitted is None else int(emitted),
-            text("max_cursor_seen"),
-            text("reader"),
-        )
