@@ -32,6 +32,7 @@ from extract.project.generate import Origin, write_project_files
 from extract.project.package import PACKAGE_FOLDER, install_package
 from extract.runtime.spark import SparkRuntime, get_spark
 from extract.sync_table import RunResult, sync_table
+from tests.dbt_runner import run_dbt
 
 REPO = Path(__file__).resolve().parent.parent
 DATASETS = REPO.parent / "shared" / "datasets"
@@ -129,15 +130,7 @@ class Project:
 
     def dbt(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, **self.env, "DBT_PROFILES_DIR": str(self.root), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-        dbt = Path(sys.executable).with_name("dbt")
-        result = subprocess.run(
-            [str(dbt), *args, "--project-dir", str(self.root)],
-            env=env,
-            cwd=self.root,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        result = run_dbt([*args, "--project-dir", str(self.root)], env, self.root)
         if check and result.returncode != 0:
             raise AssertionError(f"dbt {' '.join(args)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-2000:]}")
         return result
