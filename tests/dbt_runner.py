@@ -9,6 +9,7 @@ session of dbt-spark's own, which must not meet the worker's: it runs as a proce
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import subprocess
 import sys
@@ -37,7 +38,7 @@ def run_dbt(args: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.Co
 
 
 def _targets_spark(args: list[str]) -> bool:
-    return any(a == "--target" and b == "spark" for a, b in zip(args, args[1:])) or "--target=spark" in args
+    return any(a == "--target" and b == "spark" for a, b in itertools.pairwise(args)) or "--target=spark" in args
 
 
 def _as_process(args: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
