@@ -86,7 +86,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     )
     sync_pass = SyncPass(settings, runtime, dbt, request)
     if every is not None:
-        metrics = None if metrics_port is None else Metrics(settings.target, metrics_port)
+        metrics = None if metrics_port is None else Metrics(settings.target, settings.state_schema, metrics_port)
         try:
             return SyncEvery(every, quiet=args.quiet, json_lines=args.json, metrics=metrics).run(sync_pass)
         finally:

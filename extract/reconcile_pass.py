@@ -46,7 +46,9 @@ class ReconcilePass:
             self.dbt.check_arguments()
             if names is not None:
                 self.dbt.select_models([plan.names.model_name for plan in plans])
-            if tables_with_pending_runs(planner.settings.target, [p.names.table_key for p in plans]):
+            if tables_with_pending_runs(
+                planner.settings.target, planner.settings.state_schema, [p.names.table_key for p in plans]
+            ):
                 dbt_runs.append(self._dbt())  # merge what waits, so that the replicas are compared merged
         workers = planner.settings.max_parallel_transfers
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:

@@ -28,8 +28,9 @@ from extract.commands.state_values import check_cursor_value, rewind_target, sou
 from extract.commands.status import print_table
 from extract.config.naming import target_names
 from extract.config.seeds import read_host_aliases
-from extract.config.settings import load_settings, target_from_env
+from extract.config.settings import load_settings, state_schema_from_env, target_from_env
 from extract.core.errors import TidemarkError
+from extract.core.state_schema import StateSchema
 from extract.lifecycle.reader import ReaderKind
 from extract.state.manual import Change, apply_change, import_entries
 from extract.state.registry import RegistryEntry, entries, entry
@@ -65,21 +66,21 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv)
-    target = target_from_env()
+    target, state = target_from_env(), state_schema_from_env()
     with psycopg.connect(target.libpq_url, autocommit=True) as conn:
-        ensure_state_schema(conn)
+        ensure_state_schema(conn, state)
         if args.verb == "list":
-            return _print([e.as_json() for e in entries(conn)], args.json)
+            return _print([e.as_json() for e in entries(conn, state)], args.json)
         if args.verb == "export":
-            return write_export(entries(conn), args.output)
+            return write_export(entries(conn, state), args.output)
         if args.verb == "import":
-            return _import(conn, args.file)
-        table_key = resolve_stream(conn, args.table, _named_key(args.table))
+            return _import(conn, state, args.file)
+        table_key = resolve_stream(conn, state, args.table, _named_key(args.table))
         if args.verb == "show":
-            return _show(conn, args.table, table_key, args.json)
+            return _show(conn, state, args.table, table_key, args.json)
         if args.verb == "history":
-            return _print(audit_rows(conn, table_key), args.json)
-        return _change(conn, args, table_key)
+            return _print(audit_rows(conn, state, table_key), args.json)
+        return _change(conn, state, args, table_key)
 
 
 def _named_key(name: str) -> str | None:
@@ -91,15 +92,15 @@ def _named_key(name: str) -> str | None:
     return target_names(settings.source, read_host_aliases(settings.seeds_dir), schema, table).table_key
 
 
-def _current(conn: psycopg.Connection, name: str, table_key: str) -> RegistryEntry:
-    found = entry(conn, table_key)
+def _current(conn: psycopg.Connection, state: StateSchema, name: str, table_key: str) -> RegistryEntry:
+    found = entry(conn, state, table_key)
     if found is None:
         raise TidemarkError(f"{name} has no committed state yet: sync it (and dbt build) first")
     return found
 
 
-def _change(conn: psycopg.Connection, args: argparse.Namespace, table_key: str) -> int:
-    current = _current(conn, args.table, table_key)
+def _change(conn: psycopg.Connection, state: StateSchema, args: argparse.Namespace, table_key: str) -> int:
+    current = _current(conn, state, args.table, table_key)
     if args.verb == "reset":
         change = Change(table_key, None, "reset: the next run reads every row", args.expect_version)
     elif args.verb == "set":
@@ -107,9 +108,9 @@ def _change(conn: psycopg.Connection, args: argparse.Namespace, table_key: str) 
         source_position_check(current, value, args.table)
         change = Change(table_key, value, f"set to {value}", args.expect_version)
     else:
-        value, reason = rewind_target(conn, current, args.since, args.to_version)
+        value, reason = rewind_target(conn, state, current, args.since, args.to_version)
         change = Change(table_key, value, reason, args.expect_version)
-    before, after = apply_change(conn, change, args.table)
+    before, after = apply_change(conn, state, change, args.table)
     print(
         f"{args.table}: cursor {before.cursor_value or '(none)'} -> {after.cursor_value or '(none: every row)'}"
         f", version {before.version} -> {after.version}"
@@ -117,9 +118,9 @@ def _change(conn: psycopg.Connection, args: argparse.Namespace, table_key: str) 
     return 0
 
 
-def _show(conn: psycopg.Connection, name: str, table_key: str, as_json: bool) -> int:
-    found = _current(conn, name, table_key)
-    shown = {"state": found.as_json(), **latest_states(conn, table_key)}
+def _show(conn: psycopg.Connection, state: StateSchema, name: str, table_key: str, as_json: bool) -> int:
+    found = _current(conn, state, name, table_key)
+    shown = {"state": found.as_json(), **latest_states(conn, state, table_key)}
     if as_json:
         print(json.dumps(shown, indent=2))
         return 0
@@ -128,14 +129,14 @@ def _show(conn: psycopg.Connection, name: str, table_key: str, as_json: bool) ->
     return 0
 
 
-def _import(conn: psycopg.Connection, file: Path) -> int:
+def _import(conn: psycopg.Connection, state: StateSchema, file: Path) -> int:
     streams = read_export(file)
     for stream in streams:  # every value checked before anything is written
         if stream.reader not in set(ReaderKind):
             raise TidemarkError(f"{file}: stream {stream.table_key!r} has reader {stream.reader!r}, not a known one")
         if stream.cursor_value is not None:
             check_cursor_value(stream, stream.cursor_value, f"{file}: stream {stream.table_key!r}'s cursor_value")
-    for after in import_entries(conn, streams):
+    for after in import_entries(conn, state, streams):
         print(f"{after.table_key}: imported, cursor {after.cursor_value or '(none)'}, version {after.version}")
     return 0
 

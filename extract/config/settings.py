@@ -16,6 +16,7 @@ from extract.config.reconcile_settings import ReconcileSettings, reconcile_setti
 from extract.config.setting import environment
 from extract.config.urls import DatabaseUrl, parse_url
 from extract.core.errors import TidemarkError
+from extract.core.state_schema import StateSchema
 
 #: How often `--every` may sync: at least a second apart (0s would be a busy loop), at most a week.
 MIN_EVERY = timedelta(seconds=1)
@@ -49,7 +50,7 @@ class Settings:
     #: Read here so that a bad value is refused before anything is written; the DDL reads it again.
     lock: LockSettings
     #: The target's schema for tidemark's state (TIDEMARK_STATE_SCHEMA).
-    state_schema: str
+    state_schema: StateSchema
     #: A secret (TIDEMARK_STATE_KEY), masked in every message; kept out of repr so that no print of the
     #: settings shows it.
     state_key: str | None = field(repr=False)
@@ -133,6 +134,16 @@ def source_from_env(env: Mapping[str, str] | None = None) -> DatabaseUrl:
     return _with_credentials(spec.SOURCE_URL.value(env), env, "TIDEMARK_SOURCE")
 
 
+def dbt_state_env(state: StateSchema) -> dict[str, str]:
+    """What the dbt package reads of the project's state (macros/shared/tidemark_state_schema.sql)."""
+    return {spec.STATE_SCHEMA.name: state.name}
+
+
+def state_schema_from_env(env: Mapping[str, str] | None = None) -> StateSchema:
+    """The state schema of the project (TIDEMARK_STATE_SCHEMA), for a command that reads only the target."""
+    return StateSchema(spec.STATE_SCHEMA.value(environment(env)))
+
+
 def spark_master_from_env(env: Mapping[str, str] | None = None) -> str:
     return spec.SPARK_MASTER.value(env)
 
@@ -168,7 +179,7 @@ def load_settings(
         max_parallel_transfers=spec.MAX_PARALLEL_TRANSFERS.value_or(parallel, "--parallel", env),
         reconcile=reconcile_settings(env),
         lock=lock_settings(env),
-        state_schema=spec.STATE_SCHEMA.value(env),
+        state_schema=state_schema_from_env(env),
         state_key=spec.STATE_KEY.read(env),
         read_retries=spec.READ_RETRIES.value(env),
         retry_backoff=spec.RETRY_BACKOFF.value(env),

@@ -11,7 +11,7 @@ from psycopg import sql
 
 from extract.core.errors import LogicalError
 from extract.core.sql_contract import RUN_ID_COLUMN
-from extract.landing.progress_watch import ProgressCallback
+from extract.landing.progress_watch import ProgressCallback, RunTarget
 from extract.landing.transfer import land_in_driver, land_partitions
 from extract.lifecycle.active_run import ActiveRun
 from extract.lifecycle.context import RunContext
@@ -57,10 +57,11 @@ def land_upserts(run: ActiveRun[RunRecord], plan: TablePlan, repairs: Repairs) -
     run.plan(partitions, len(keys))
     lands = land_in_driver if record.landed_by == "driver" else land_partitions
     staging = (plan.names.schema, plan.names.staging_table)
-    source, target = context.partition_source(plan.table, plan.columns), context.settings.target
+    source, settings = context.partition_source(plan.table, plan.columns), context.settings
+    target = RunTarget(settings.target, settings.state_schema, record.run_id)
 
     def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
-        lands(source.fetching(fetch_rows), parts, pending, plan.columns, target, staging, record.run_id, checkpoint)
+        lands(source.fetching(fetch_rows), parts, pending, plan.columns, target, staging, checkpoint)
 
     run.land(partitions, set(), land)
     return record.rows_landed or 0
