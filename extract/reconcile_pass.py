@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from extract.console import ConsoleObserver
 from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, about_table, first_line
 from extract.core.secrets import mask
+from extract.lifecycle.run import check_target_state
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.readers.reconcile_repairs import reconcile_table
@@ -41,6 +42,7 @@ class ReconcilePass:
         names = request.table_names
         configs = planner.selected(names)
         plans = [planner.plan(config) for config in configs]  # bad configuration stops all, nothing written
+        check_target_state(planner.settings)
         dbt_runs: list[bool] = []
         if self.dbt is not None:
             self.dbt.check_arguments()

@@ -19,6 +19,7 @@ from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, Tid
 from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
 from extract.lifecycle.context import RunContext
+from extract.lifecycle.run import check_target_state
 from extract.planning.planner import Planner
 from extract.project.follow_catalog import follow_catalog, touches_project
 from extract.readers.asof_snapshot import SnapshotLanding
@@ -90,6 +91,7 @@ class SyncPass:
         context = RunContext.open(self.settings, self.runtime)
         planner: Planner | None = None
         try:
+            check_target_state(self.settings)
             planner = Planner(context)
             tables = self._tables(planner)
             observer = ConsoleObserver(quiet=request.quiet or request.json)

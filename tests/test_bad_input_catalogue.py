@@ -168,6 +168,8 @@ CASES = [
         env={"TIDEMARK_STATE_SCHEMA": "pg_state", "TIDEMARK_STATE_KEY": SECRET},
     ),
     Case("state schema with a quote", ["--all"], """'tenant"a'""", env={"TIDEMARK_STATE_SCHEMA": 'tenant"a'}),
+    # The embedded server has no pgcrypto: a state key is refused before anything is written.
+    Case("state key without pgcrypto", ["--all"], "TIDEMARK_STATE_KEY", env={"TIDEMARK_STATE_KEY": SECRET}),
     Case("read retries setting", ["--all"], "'21'", env={"TIDEMARK_READ_RETRIES": "21"}),
     Case("retry backoff setting", ["--all"], "'soon'", env={"TIDEMARK_RETRY_BACKOFF": "soon"}),
     Case("metrics port setting", ["--all", "--every", "1h"], "'99999'", env={"TIDEMARK_METRICS_PORT": "99999"}),

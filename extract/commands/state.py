@@ -1,7 +1,9 @@
 """`python -m extract state`: the state registry, per stream (replica), to read and to repair.
 
     state list                         every stream: reader, cursor, version
-    state show TABLE [--json]          one stream's state, and its latest run's input and output state
+    state show TABLE [--json] [--verbose]
+                                       one stream's state, its latest run's input and output state, and
+                                       (--verbose) the key values its logs keep
     state history TABLE [--json]       every change of its state: version, old and new value, why, by whom
     state set TABLE --cursor VALUE     the next run reads changes since VALUE (checked against the source)
     state reset TABLE                  the next run reads every row
@@ -28,10 +30,11 @@ from extract.commands.state_values import check_cursor_value, rewind_target, sou
 from extract.commands.status import print_table
 from extract.config.naming import target_names
 from extract.config.seeds import read_host_aliases
-from extract.config.settings import load_settings, state_schema_from_env, target_from_env
+from extract.config.settings import load_settings, state_key_from_env, state_schema_from_env, target_from_env
 from extract.core.errors import TidemarkError
 from extract.core.state_schema import StateSchema
 from extract.lifecycle.reader import ReaderKind
+from extract.state.key_values import key_values
 from extract.state.manual import Change, apply_change, import_entries
 from extract.state.registry import RegistryEntry, entries, entry
 from extract.state.registry_io import audit_rows, latest_states, read_export, resolve_stream, write_export
@@ -48,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
         verb = verbs.add_parser(name, help=text)
         verb.add_argument("table", metavar="TABLE")
         verb.add_argument("--json", action="store_true")
+    verbs.choices["show"].add_argument(
+        "--verbose", action="store_true", help="with the key values the logs keep (decrypted with TIDEMARK_STATE_KEY)"
+    )
     change = argparse.ArgumentParser(add_help=False)
     change.add_argument("table", metavar="TABLE")
     change.add_argument("--expect-version", type=int, metavar="N", help="refused unless the state is at version N")
@@ -77,7 +83,7 @@ def main(argv: Sequence[str]) -> int:
             return _import(conn, state, args.file)
         table_key = resolve_stream(conn, state, args.table, _named_key(args.table))
         if args.verb == "show":
-            return _show(conn, state, args.table, table_key, args.json)
+            return _show(conn, state, args, table_key)
         if args.verb == "history":
             return _print(audit_rows(conn, state, table_key), args.json)
         return _change(conn, state, args, table_key)
@@ -118,10 +124,16 @@ def _change(conn: psycopg.Connection, state: StateSchema, args: argparse.Namespa
     return 0
 
 
-def _show(conn: psycopg.Connection, state: StateSchema, name: str, table_key: str, as_json: bool) -> int:
-    found = _current(conn, state, name, table_key)
+def _show(conn: psycopg.Connection, state: StateSchema, args: argparse.Namespace, table_key: str) -> int:
+    found = _current(conn, state, args.table, table_key)
     shown = {"state": found.as_json(), **latest_states(conn, state, table_key)}
-    if as_json:
+    values = key_values(conn, state, table_key, state_key_from_env())
+    if args.verbose:
+        shown["key_values"] = values
+    else:
+        counts = ", ".join(f"{len(rows)} {name.replace('_', ' ')}" for name, rows in values.items())
+        shown["key_values"] = f"{counts}: --verbose shows their key values"
+    if args.json:
         print(json.dumps(shown, indent=2))
         return 0
     for key, value in shown.items():

@@ -14,9 +14,10 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-from extract.config.settings import state_schema_from_env, target_from_env
+from extract.config.settings import state_key_from_env, state_schema_from_env, target_from_env
 from extract.core.errors import TidemarkError
 from extract.core.state_schema import StateSchema
+from extract.state.key_values import readable, reveal, shown
 
 #: The columns of _migration._migration_state shown, in this order.
 SHOWN = (
@@ -78,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
         help="the last runs (of TABLE, SCHEMA.TABLE, or of every table) instead of the state per table",
     )
     parser.add_argument("--limit", type=_limit, default=20, help="how many runs --history shows (default 20)")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="with where each table's latest run has read to (key values, decrypted with TIDEMARK_STATE_KEY)",
+    )
     return parser
 
 
@@ -93,18 +99,27 @@ def main(argv: Sequence[str]) -> int:
                     raise TidemarkError(f"no run of table {table!r} in {target.display}")
                 _show({"runs": runs}, args.json)
                 return 0
-            tables = conn.execute(
-                state.sql(
-                    "select source_schema || '.' || source_table as \"table\", "
-                    + ", ".join(SHOWN)
-                    + " from {_migration_state} order by 1"
-                )
-            ).fetchall()
+            tables = _tables(conn, state, args.verbose)
         except psycopg.errors.UndefinedTable:
             raise TidemarkError(f"no state in {target.display} yet: run the extract, then dbt build") from None
         changes = _schema_changes(conn, state)
     _show({"tables": tables, "schema_changes": changes}, args.json)
     return 0
+
+
+def _tables(conn: psycopg.Connection[dict[str, Any]], state: StateSchema, verbose: bool) -> list[dict[str, Any]]:
+    """The state model's row per table; `verbose`: with the latest run's partition positions (key values)."""
+    extra = ", {reveal}(partition_positions) as partition_positions" if verbose else ""
+    rows = conn.execute(
+        state.sql(
+            "select source_schema || '.' || source_table as \"table\", "
+            + ", ".join(SHOWN)
+            + extra
+            + " from {_migration_state} order by 1",
+            reveal=reveal(state, verbose and readable(conn, state, state_key_from_env())),
+        )
+    ).fetchall()
+    return [{**row, "partition_positions": shown(row["partition_positions"])} if verbose else row for row in rows]
 
 
 def _schema_changes(conn: psycopg.Connection[dict[str, Any]], state: StateSchema) -> list[dict[str, Any]]:

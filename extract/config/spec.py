@@ -93,7 +93,11 @@ STATE_SCHEMA = Setting(
     "TIDEMARK_STATE_SCHEMA", v.SCHEMA_NAME, DEFAULT_STATE_SCHEMA, "the target's schema for tidemark's state"
 )
 STATE_KEY = Setting(
-    "TIDEMARK_STATE_KEY", v.TEXT, None, "a secret key for tidemark's state, masked in every message", secret=True
+    "TIDEMARK_STATE_KEY",
+    v.TEXT,
+    None,
+    "encrypts the key values the state keeps (pgcrypto); masked in every message",
+    secret=True,
 )
 
 # Reconcile.

@@ -17,12 +17,14 @@ from typing import TypeVar
 
 import psycopg
 
+from extract.config.settings import Settings
 from extract.core.errors import TidemarkError, first_line
 from extract.core.observer import Failed, Landed, Observer, RunBegan
 from extract.core.state_schema import StateSchema
 from extract.lifecycle.active_run import ActiveRun
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.reader import Reader
+from extract.state.protection import check_state_key, ensure_protection
 from extract.state.run_log import RunRecord, ensure_state_schema, merge_lock_sql, next_run_id, try_extract_lock
 from extract.state.snapshot_log import SnapshotRecord
 
@@ -37,6 +39,7 @@ def run_stream(context: RunContext, reader: Reader[R], observer: Observer) -> R:
     state = context.settings.state_schema
     with psycopg.connect(context.settings.target.libpq_url, autocommit=False) as conn:
         ensure_state_schema(conn, state)
+        ensure_protection(conn, state, context.settings.state_key)
         if not try_extract_lock(conn, state, reader.lock.key):
             raise TidemarkError(reader.lock.busy)
         conn.commit()
@@ -57,6 +60,13 @@ def run_stream(context: RunContext, reader: Reader[R], observer: Observer) -> R:
     if record.status == "landed":
         observer(Landed(reader.table, record))
     return record
+
+
+def check_target_state(settings: Settings) -> None:
+    """Before a pass writes anything: the state key, if any, can protect the target's state schema, and a
+    protected schema's key is given (extract/state/protection.py)."""
+    with psycopg.connect(settings.target.libpq_url) as conn:
+        check_state_key(conn, settings.state_schema, settings.state_key)
 
 
 def _begin(conn: psycopg.Connection, state: StateSchema, reader: Reader[R]) -> tuple[R, bool]:

@@ -1,4 +1,7 @@
-"""The partition plan of a run in the state schema's partition_log: written before reading, ticked off as each lands."""
+"""The partition plan of a run in the state schema's partition_log: written before reading, ticked off as each lands.
+
+Its positions are key values: stored through tidemark_protect (encrypted in a protected schema, see
+extract/state/protection.py), read through tidemark_reveal."""
 
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ def record_plan(conn: psycopg.Connection, state: StateSchema, run_id: int, parti
         cursor.executemany(
             state.sql(
                 "insert into {partition_log} (run_id, partition_no, segment, start_position, end_position)"
-                " values (%s, %s, %s, %s, %s)"
+                " values (%s, %s, %s, {tidemark_protect}(%s), {tidemark_protect}(%s))"
             ),
             [(run_id, p.number, p.segment, _position(p.start), _position(p.end)) for p in partitions],
         )
@@ -43,8 +46,8 @@ def load_plan(conn: psycopg.Connection, state: StateSchema, run_id: int) -> tupl
     """A run's partitions in order, and the numbers of those that landed."""
     rows = conn.execute(
         state.sql(
-            "select partition_no, segment, start_position, end_position, landed_at is not null"
-            " from {partition_log} where run_id = %s order by partition_no"
+            "select partition_no, segment, {tidemark_reveal}(start_position), {tidemark_reveal}(end_position),"
+            " landed_at is not null from {partition_log} where run_id = %s order by partition_no"
         ),
         (run_id,),
     ).fetchall()
@@ -56,7 +59,7 @@ def load_plan(conn: psycopg.Connection, state: StateSchema, run_id: int) -> tupl
 def progress(conn: psycopg.Connection, state: StateSchema, run_id: int) -> Progress:
     rows = conn.execute(
         state.sql(
-            "select partition_no, segment, end_position, rows_landed, landed_at is not null"
+            "select partition_no, segment, {tidemark_reveal}(end_position), rows_landed, landed_at is not null"
             " from {partition_log} where run_id = %s order by partition_no"
         ),
         (run_id,),

@@ -101,12 +101,30 @@ def append_event(conn: psycopg.Connection, state: StateSchema, run: RunRecord) -
     statement = sql.SQL("insert into {} ({}) values ({})").format(
         state.relation("run_log"),
         sql.SQL(", ").join(map(sql.Identifier, columns)),
-        sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+        sql.SQL(", ").join(_stored(state, column, sql.Placeholder()) for column in columns),
     )
     with conn.transaction():
         if run.status == "landed":
             conn.execute(*merge_lock_sql(state, run.table_key))
         conn.execute(statement, [_value(getattr(run, c)) for c in columns])
+
+
+#: The run log's columns that hold key values (where the landed prefix of the partition plan ends).
+KEY_VALUE_COLUMNS = frozenset({"partition_positions"})
+
+
+def _stored(state: StateSchema, column: str, value: sql.Composable) -> sql.Composable:
+    """`value` as the run log stores it in `column`: a key value through tidemark_protect."""
+    return sql.SQL("{}({})").format(state.relation("tidemark_protect"), value) if column in KEY_VALUE_COLUMNS else value
+
+
+def _read(state: StateSchema, column: str) -> sql.Composable:
+    """`column` of the run log as it was given: a key value through tidemark_reveal."""
+    if column not in KEY_VALUE_COLUMNS:
+        return sql.Identifier(column)
+    return sql.SQL("{}({}) as {}").format(
+        state.relation("tidemark_reveal"), sql.Identifier(column), sql.Identifier(column)
+    )
 
 
 def _value(value: object) -> object:
@@ -118,7 +136,7 @@ def interrupted_run(conn: psycopg.Connection, state: StateSchema, table_key: str
     columns = list(RunRecord.__dataclass_fields__)
     row = conn.execute(
         sql.SQL("select {} from {} where table_key = %s order by run_id desc, event_id desc limit 1").format(
-            sql.SQL(", ").join(map(sql.Identifier, columns)), state.relation("run_log")
+            sql.SQL(", ").join(_read(state, c) for c in columns), state.relation("run_log")
         ),
         (table_key,),
     ).fetchone()

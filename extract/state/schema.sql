@@ -444,5 +444,102 @@ create or replace function {state}.tidemark_hash64(value text) returns bigint
 language sql immutable strict parallel safe
 as $$ select cast(cast('x' || substr(md5(value), 1, 16) as bit(64)) as bigint) $$;
 
+-- Key values the logs keep (deleted keys, key changes, partition positions) are stored encrypted once
+-- a state key protects the schema: its one row holds the pgcrypto schema and a text encrypted with the
+-- key, which tells a wrong key. The key never reaches SQL text: a session brings it as the custom
+-- setting tidemark.state_key (libpq's options, PGOPTIONS for dbt), and tidemark_protect and
+-- tidemark_reveal read it. A session without it, or with another key, fails instead of writing clear
+-- values or garbage. Values written before protection stay as they were, readable as they are.
+create table if not exists {state}.state_protection (
+    only_row boolean primary key default true check (only_row),
+    pgcrypto_schema text not null,
+    key_check bytea not null,
+    protected_since timestamptz not null default clock_timestamp()
+);
+
+-- The session's state key, checked against the schema's (once per transaction); NULL while the schema
+-- is not protected. `pgcrypto` (out) is the schema of pgcrypto's functions.
+create or replace function {state}.tidemark_state_key(out key text, out pgcrypto text)
+language plpgsql stable
+as $$
+declare
+    protection record;
+    checked text;
+begin
+    select * into protection from {state}.state_protection;
+    if not found then
+        return;
+    end if;
+    key := current_setting('tidemark.state_key', true);
+    pgcrypto := protection.pgcrypto_schema;
+    if coalesce(key, '') = '' then
+        raise exception 'the state schema % keeps key values encrypted: set TIDEMARK_STATE_KEY (a plain dbt: PGOPTIONS=''-c tidemark.state_key=...'')', {state_name}
+            using errcode = '28P01';
+    end if;
+    if current_setting('tidemark.state_key_checked', true) = md5(key) then
+        return;
+    end if;
+    begin
+        execute format('select %I.pgp_sym_decrypt($1, $2)', pgcrypto) into checked using protection.key_check, key;
+    exception when others then
+        checked := null;
+    end;
+    if checked is distinct from 'tidemark state key' then
+        raise exception 'TIDEMARK_STATE_KEY is not the key the state schema % is encrypted with', {state_name}
+            using errcode = '28P01';
+    end if;
+    perform set_config('tidemark.state_key_checked', md5(key), true);
+end
+$$;
+
+-- What a key value is stored as: encrypted (the prefix, then base64) once the schema is protected.
+create or replace function {state}.tidemark_protect(value text) returns text
+language plpgsql volatile
+as $$
+declare
+    session record;
+    sealed bytea;
+begin
+    if value is null then
+        return null;
+    end if;
+    session := {state}.tidemark_state_key();
+    if session.key is null then
+        return value;
+    end if;
+    execute format('select %I.pgp_sym_encrypt($1, $2)', session.pgcrypto) into sealed using value, session.key;
+    return 'tidemark:pgp:' || translate(encode(sealed, 'base64'), E'\n', '');
+end
+$$;
+
+-- A stored key value as it was given: decrypted when it is encrypted, else as it is.
+create or replace function {state}.tidemark_reveal(value text) returns text
+language plpgsql stable
+as $$
+declare
+    session record;
+    opened text;
+begin
+    if value is null or left(value, 13) <> 'tidemark:pgp:' then
+        return value;
+    end if;
+    session := {state}.tidemark_state_key();
+    execute format('select %I.pgp_sym_decrypt($1, $2)', session.pgcrypto)
+    into opened using decode(substr(value, 14), 'base64'), session.key;
+    return opened;
+end
+$$;
+
+-- The same for a key held as JSON (delete_log, key_change_log): encrypted, it is a JSON string.
+create or replace function {state}.tidemark_protect_json(value jsonb) returns jsonb
+language sql volatile
+as $$ select case when value is null then null else to_jsonb({state}.tidemark_protect(value::text)) end $$;
+
+create or replace function {state}.tidemark_reveal_json(value jsonb) returns jsonb
+language sql stable
+as $$
+    select case when jsonb_typeof(value) = 'string' then cast({state}.tidemark_reveal(value #>> '{{}}') as jsonb) else value end
+$$;
+
 -- Nothing of the state schema for PUBLIC: functions are executable by anyone unless revoked.
 revoke all on all functions in schema {state} from public;
