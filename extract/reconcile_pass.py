@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from extract.console import ConsoleObserver
-from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, about_table, first_line
+from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, about_table, shown_error
 from extract.core.secrets import mask
 from extract.lifecycle.run import check_target_state
 from extract.planning.planner import Planner
@@ -66,9 +66,11 @@ class ReconcilePass:
     def _reconcile(self, plan: TablePlan) -> TableReport:
         try:
             result = reconcile_table(self.planner.context, plan, self.request.options, self.observer)
+            if not self.request.verbose:
+                result.withhold_keys()
             return TableReport(plan.config.key, result.status, result)
         except Exception as exc:  # one table's failure must not stop the others
-            message = first_line(exc)
+            message = shown_error(exc, self.request.verbose)  # a key value only with --verbose
             if self.request.verbose:
                 print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
             print(f"error: {about_table(plan.config.key, message)}", file=sys.stderr)

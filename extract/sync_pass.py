@@ -15,7 +15,7 @@ from typing import Any
 from extract.config.seeds import SyncTable
 from extract.config.settings import Settings
 from extract.console import ConsoleObserver
-from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, TidemarkError, about_table, first_line
+from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, TidemarkError, about_table, shown_error
 from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
 from extract.lifecycle.context import RunContext
@@ -172,7 +172,7 @@ class SyncPass:
         try:
             return TableReport(job.config.key, "landed", job.run(observer))
         except Exception as exc:  # one table's failure must not stop the others
-            message = first_line(exc)
+            message = shown_error(exc, self.request.verbose)  # a key value only with --verbose
             if self.request.verbose:
                 print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
             print(f"error: {about_table(job.config.key, message)}", file=sys.stderr)

@@ -20,7 +20,7 @@ from extract.asof.clear import clear_snapshots
 from extract.asof.file import read_snapshot_file
 from extract.asof.file_check import check_snapshot_file
 from extract.config.seeds import SyncTable
-from extract.core.errors import BatchRefused, TidemarkError
+from extract.core.errors import KEY_PLACE, BatchRefused, KeyValueRefused, TidemarkError
 from extract.core.observer import Observer
 from extract.landing.progress_watch import ProgressCallback, RunTarget
 from extract.landing.staging import duplicate_key_sample, ensure_snapshot_table, key_sample, rows_without_key
@@ -166,10 +166,10 @@ class SnapshotReader(TableReader):
             )
         duplicate = duplicate_key_sample(conn, self.landing, plan.key_columns, record.run_id)
         if duplicate is not None:
-            sample = key_sample(plan.table.primary_key, duplicate)
-            raise BatchRefused(
-                f"{self.table}: the snapshot as of {self.as_of} holds the key ({sample}) more than once; "
-                "a snapshot must hold each key once"
+            raise KeyValueRefused(
+                f"{self.table}: the snapshot as of {self.as_of} holds {KEY_PLACE} more than once; "
+                "a snapshot must hold each key once",
+                key_sample(plan.table.primary_key, duplicate),
             )
 
     def output_state(self, conn: psycopg.Connection, record: SnapshotRecord) -> StreamState:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg import sql
 
-from extract.core.errors import BatchRefused
+from extract.core.errors import KEY_PLACE, KeyValueRefused
 from extract.core.observer import ClockRead, Note, Observer
 from extract.core.sql_contract import RUN_ID_COLUMN
 from extract.evolution.apply import backfill_due
@@ -166,10 +166,10 @@ class ChangedRowsReader(RunLogReader):
             target = next(c.target_name for c in plan.columns if c.source.name == cursor.name)
             keep_latest_versions(conn, plan.names, plan.key_columns, target, record.run_id)
         elif duplicate is not None:
-            sample = key_sample(plan.table.primary_key, duplicate)
-            raise BatchRefused(
-                f"{plan.config.key}: the batch holds the key ({sample}) more than once; the source does not "
-                "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv"
+            raise KeyValueRefused(
+                f"{plan.config.key}: the batch holds {KEY_PLACE} more than once; the source does not "
+                "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv",
+                key_sample(plan.table.primary_key, duplicate),
             )
 
     def output_state(self, conn: psycopg.Connection, record: RunRecord) -> StreamState:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import psycopg
 from psycopg import sql
 
-from extract.core.errors import LogicalError
+from extract.core.errors import KEY_PLACE, KeyValueRefused
 from extract.core.sql_contract import RUN_ID_COLUMN
 from extract.landing.progress_watch import ProgressCallback, RunTarget
 from extract.landing.transfer import land_in_driver, land_partitions
@@ -97,9 +97,10 @@ def recheck(
     compared = {str(p[0]): str(p[2]) for p in source if str(p[0]) in repairs.upserts}
     differ = [key for key, row_hash in landed.items() if compared.get(key) != row_hash]
     if differ:
-        raise LogicalError(
-            f"bisection completeness: {len(differ)} re-read row(s) do not hash as the rows compared (key "
-            f"{differ[0]!r}): the source changed while it was reconciled, or the two databases write a value "
-            "of this row differently; nothing was applied, run the reconcile again"
+        raise KeyValueRefused(
+            f"LOGICAL ERROR: bisection completeness: {len(differ)} re-read row(s) do not hash as the rows compared "
+            f"({KEY_PLACE} among them): the source changed while it was reconciled, or the two databases write "
+            "a value of this row differently; nothing was applied, run the reconcile again",
+            repr(differ[0]),
         )
     return len(set(repairs.upserts) - set(landed))
