@@ -67,7 +67,11 @@ class DatabaseUrl:
         if self.user:
             # Percent-encoded, so an @, : or / in a password cannot change the URL's meaning.
             auth = quote(self.user, safe="") + (f":{quote(self.password, safe='')}" if self.password else "") + "@"
-        options = "" if self.session_options is None else "&options=" + quote(self.session_options, safe="")
+        options = ""
+        if self.session_options is not None:
+            encoded = quote(self.session_options, safe="")
+            register(encoded)  # as secret as the key it holds, in the form a printed URL would show
+            options = "&options=" + encoded
         return (
             f"postgresql://{auth}{self.host}:{self.port}/{self.database}?connect_timeout={self.connect_timeout}"
             + options
