@@ -117,6 +117,9 @@ def test_key_values_are_stored_encrypted_and_read_with_the_key(keyed: Project) -
     assert hidden.returncode == 0, hidden.stderr[-3000:]
     hidden_values = json.loads(hidden.stdout)["key_values"]
     assert hidden_values["deleted_keys"][0]["key"] == ENCRYPTED
+    hidden_status = _cli(keyed, "status", "--verbose", "--json", TIDEMARK_STATE_KEY=None)
+    assert hidden_status.returncode == 0, hidden_status.stderr[-3000:]
+    assert "partition_positions" in json.loads(hidden_status.stdout)["tables"][0]
     without = _cli(keyed, "--all", TIDEMARK_STATE_KEY=None)
     assert without.returncode == 2 and "set TIDEMARK_STATE_KEY" in without.stderr, without.stderr[-3000:]
     wrong = _cli(keyed, "--all", TIDEMARK_STATE_KEY="wrong-key-42")

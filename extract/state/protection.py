@@ -12,6 +12,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.rows import tuple_row
 
 from extract.core.errors import TidemarkError, first_line
 from extract.core.state_schema import StateSchema
@@ -28,7 +29,7 @@ KEY_CHECK = "tidemark state key"
 def is_protected(conn: psycopg.Connection[Any], state: StateSchema) -> bool:
     if not state.has(conn, "state_protection"):
         return False
-    with conn.cursor() as cursor:
+    with conn.cursor(row_factory=tuple_row) as cursor:
         row = cursor.execute(state.sql("select exists (select 1 from {state_protection})")).fetchone()
     return bool(row and row[0])
 
