@@ -530,10 +530,17 @@ begin
 end
 $$;
 
--- The same for a key held as JSON (delete_log, key_change_log): encrypted, it is a JSON string.
+-- The same for a key held as JSON (delete_log, key_change_log): encrypted, it is a JSON string; clear, the
+-- JSON it was.
 create or replace function {state}.tidemark_protect_json(value jsonb) returns jsonb
-language sql volatile
-as $$ select case when value is null then null else to_jsonb({state}.tidemark_protect(value::text)) end $$;
+language plpgsql volatile
+as $$
+declare
+    sealed text := {state}.tidemark_protect(value::text);
+begin
+    return case when sealed is distinct from value::text then to_jsonb(sealed) else value end;
+end
+$$;
 
 create or replace function {state}.tidemark_reveal_json(value jsonb) returns jsonb
 language sql stable
