@@ -23,8 +23,10 @@ REPORT_ASSETS := $(VENV)/report-assets/.installed
 NPM := $(or $(shell command -v npm),/usr/bin/npm)
 # Headless Chromium opens the report page and the docs in the browser tests.
 CHROMIUM := /usr/bin/chromium
+# Debian's PostgreSQL 15, with pgcrypto (the embedded server has none): the state key's tests run a target on it.
+PG15 := /usr/lib/postgresql/15/bin/pg_ctl
 
-install: $(STAMP) $(JDBC_JAR) $(JAVAC) $(SPARK_ARCHIVE) $(REPORT_ASSETS) $(CHROMIUM)
+install: $(STAMP) $(JDBC_JAR) $(JAVAC) $(SPARK_ARCHIVE) $(REPORT_ASSETS) $(CHROMIUM) $(PG15)
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +54,10 @@ $(NPM):
 $(CHROMIUM):
 	@echo "installing Chromium for the browser tests (Debian package chromium)"
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+$(PG15):
+	@echo "installing PostgreSQL 15 with pgcrypto for the state key's tests (Debian package postgresql-15)"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15
 
 $(JAVAC):
 	@echo "installing a JDK to compile the landing jar (Debian package openjdk-17-jdk-headless)"

@@ -15,7 +15,7 @@ import psycopg
 
 from extract import run_results
 from extract.config.environment import use_project_dir
-from extract.core.errors import TargetError, TidemarkError
+from extract.core.errors import KeyValueRefused, TargetError, TidemarkError
 from extract.core.secrets import mask
 from extract.sync_arguments import extract_parser, reconcile_arguments, snapshot_arguments
 
@@ -86,7 +86,7 @@ def _run_extract(argv: Sequence[str]) -> int:
     )
     sync_pass = SyncPass(settings, runtime, dbt, request)
     if every is not None:
-        metrics = None if metrics_port is None else Metrics(settings.target, metrics_port)
+        metrics = None if metrics_port is None else Metrics(settings.target, settings.state_schema, metrics_port)
         try:
             return SyncEvery(every, quiet=args.quiet, json_lines=args.json, metrics=metrics).run(sync_pass)
         finally:
@@ -171,7 +171,9 @@ def _refused(error: TidemarkError, verbose: bool, cause: BaseException) -> tuple
     """Say why the command stopped, in one line (the traceback too with --verbose)."""
     if verbose:
         print(mask("".join(traceback.format_exception(cause))), file=sys.stderr)
-    print(f"error: {mask(str(error))}", file=sys.stderr)
+    # A key value the error is about only with --verbose.
+    shown = error.verbose_message if verbose and isinstance(error, KeyValueRefused) else str(error)
+    print(f"error: {mask(shown)}", file=sys.stderr)
     return error.exit_code, str(error)
 
 

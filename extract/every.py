@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from types import FrameType
 
 from extract.config.durations import spoken_duration
-from extract.core.errors import EXIT_TABLE_FAILED, TidemarkError, first_line
+from extract.core.errors import EXIT_TABLE_FAILED, TidemarkError, shown_error
 from extract.metrics import Metrics, MetricsServer, metrics_host
 from extract.report import Outcome, PassReport, print_report
 from extract.run_results import record_report
@@ -100,7 +100,7 @@ class SyncEvery:
         except Exception as exc:  # a loop outlives one failed sync; a bad start is reported at once
             if first:
                 raise
-            message = first_line(exc)
+            message = shown_error(exc, sync_pass.request.verbose)  # a key value only with --verbose
             print(f"error: {message}", file=sys.stderr, flush=True)
             return Outcome(
                 PassReport(error=message), exc.exit_code if isinstance(exc, TidemarkError) else EXIT_TABLE_FAILED

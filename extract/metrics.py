@@ -28,6 +28,7 @@ from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, ThreadingWSGI
 from extract.config.spec import METRICS_HOST, METRICS_PORT
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import TidemarkError
+from extract.core.state_schema import StateSchema
 
 _PER_TABLE = """
 select
@@ -40,7 +41,7 @@ select
     coalesce(merged.deleted, 0) as deleted,
     merged.last_success,
     extract(epoch from clock_timestamp() - committed_run.started_at) as lag
-from _migration.runs as runs
+from {runs} as runs
 left join (
     select
         m.table_key,
@@ -48,11 +49,11 @@ left join (
         sum(m.rows_updated) as updated,
         sum(m.rows_deleted) as deleted,
         extract(epoch from max(m.merged_at)) as last_success
-    from _migration.merge_log as m
+    from {merge_log} as m
     group by m.table_key
 ) as merged on runs.table_key = merged.table_key
-left join _migration.committed_watermarks as committed on runs.table_key = committed.table_key
-left join _migration.runs as committed_run on committed.run_id = committed_run.run_id
+left join {committed_watermarks} as committed on runs.table_key = committed.table_key
+left join {runs} as committed_run on committed.run_id = committed_run.run_id
 where runs.migration_type <> 'reconcile'
 group by runs.source_schema, runs.source_table, merged.inserted, merged.updated, merged.deleted,
     merged.last_success, committed_run.started_at
@@ -117,8 +118,9 @@ class _Families:
 class Metrics:
     """A prometheus_client collector: each scrape runs the query on the state; the process counts its passes here."""
 
-    def __init__(self, target: DatabaseUrl, port: int) -> None:
+    def __init__(self, target: DatabaseUrl, state: StateSchema, port: int) -> None:
         self.target = target
+        self.state = state
         self.port = port
         self.syncs = 0
         self.failures = 0
@@ -134,8 +136,7 @@ class Metrics:
     def collect(self) -> Iterable[Metric]:
         """Raises psycopg.Error when the target cannot be read: the scrape then fails as a whole."""
         with psycopg.connect(self.target.libpq_url, autocommit=True) as conn:
-            found = conn.execute("select to_regclass('_migration.runs') is not null").fetchone()
-            rows = conn.execute(_PER_TABLE).fetchall() if found and found[0] else []
+            rows = conn.execute(self.state.sql(_PER_TABLE)).fetchall() if self.state.has(conn, "runs") else []
         families = _Families()
         for row in rows:
             families.add(row)

@@ -9,8 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from extract.console import ConsoleObserver
-from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, about_table, first_line
+from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, about_table, shown_error
 from extract.core.secrets import mask
+from extract.lifecycle.run import check_target_state
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.readers.reconcile_repairs import reconcile_table
@@ -41,12 +42,15 @@ class ReconcilePass:
         names = request.table_names
         configs = planner.selected(names)
         plans = [planner.plan(config) for config in configs]  # bad configuration stops all, nothing written
+        check_target_state(planner.settings)
         dbt_runs: list[bool] = []
         if self.dbt is not None:
             self.dbt.check_arguments()
             if names is not None:
                 self.dbt.select_models([plan.names.model_name for plan in plans])
-            if tables_with_pending_runs(planner.settings.target, [p.names.table_key for p in plans]):
+            if tables_with_pending_runs(
+                planner.settings.target, planner.settings.state_schema, [p.names.table_key for p in plans]
+            ):
                 dbt_runs.append(self._dbt())  # merge what waits, so that the replicas are compared merged
         workers = planner.settings.max_parallel_transfers
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
@@ -62,9 +66,11 @@ class ReconcilePass:
     def _reconcile(self, plan: TablePlan) -> TableReport:
         try:
             result = reconcile_table(self.planner.context, plan, self.request.options, self.observer)
+            if not self.request.verbose:
+                result.withhold_keys()
             return TableReport(plan.config.key, result.status, result)
         except Exception as exc:  # one table's failure must not stop the others
-            message = first_line(exc)
+            message = shown_error(exc, self.request.verbose)  # a key value only with --verbose
             if self.request.verbose:
                 print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
             print(f"error: {about_table(plan.config.key, message)}", file=sys.stderr)

@@ -15,10 +15,11 @@ from typing import Any
 from extract.config.seeds import SyncTable
 from extract.config.settings import Settings
 from extract.console import ConsoleObserver
-from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, TidemarkError, about_table, first_line
+from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, TidemarkError, about_table, shown_error
 from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
 from extract.lifecycle.context import RunContext
+from extract.lifecycle.run import check_target_state
 from extract.planning.planner import Planner
 from extract.project.follow_catalog import follow_catalog, touches_project
 from extract.readers.asof_snapshot import SnapshotLanding
@@ -90,6 +91,7 @@ class SyncPass:
         context = RunContext.open(self.settings, self.runtime)
         planner: Planner | None = None
         try:
+            check_target_state(self.settings)
             planner = Planner(context)
             tables = self._tables(planner)
             observer = ConsoleObserver(quiet=request.quiet or request.json)
@@ -170,7 +172,7 @@ class SyncPass:
         try:
             return TableReport(job.config.key, "landed", job.run(observer))
         except Exception as exc:  # one table's failure must not stop the others
-            message = first_line(exc)
+            message = shown_error(exc, self.request.verbose)  # a key value only with --verbose
             if self.request.verbose:
                 print(mask("".join(traceback.format_exception(exc))), file=sys.stderr)
             print(f"error: {about_table(job.config.key, message)}", file=sys.stderr)

@@ -64,14 +64,22 @@ def database_url(admin_url: str, database: str) -> str:
 class Project:
     """A scratch tidemark project: source and target databases, seeds, generated dbt files."""
 
-    def __init__(self, root: Path, admin_url: str, spark: SparkSession, tag: str) -> None:
+    def __init__(
+        self,
+        root: Path,
+        admin_url: str,
+        spark: SparkSession,
+        tag: str,
+        target_db: str | None = None,
+        target_admin_url: str | None = None,
+    ) -> None:
         self.root = root
         self.spark = spark
         self.source_db = f"src_{tag}"
-        self.target_db = f"tgt_{tag}"
+        self.target_db = target_db or f"tgt_{tag}"
         self.source_url = database_url(admin_url, self.source_db)
-        self.target_url = database_url(admin_url, self.target_db)
-        host_port = admin_url.split("@", 1)[1].split("/", 1)[0]
+        self.target_url = database_url(target_admin_url or admin_url, self.target_db)
+        host_port = (target_admin_url or admin_url).split("@", 1)[1].split("/", 1)[0]
         self.port = host_port.split(":")[1]
         self.env = {
             "TIDEMARK_SOURCE_URL": self.source_url,
@@ -156,9 +164,16 @@ class Project:
 
 
 @contextmanager
-def new_project(root: Path, admin_url: str, spark: SparkSession) -> Iterator[Project]:
+def new_project(
+    root: Path,
+    admin_url: str,
+    spark: SparkSession,
+    target_of: Project | None = None,
+    target_admin_url: str | None = None,
+) -> Iterator[Project]:
     """A project in `root` (a copy of this one's dbt project and seeds) with source and target databases
-    of its own, dropped afterwards."""
+    of its own, dropped afterwards; with `target_of`, it shares that project's target database; with
+    `target_admin_url`, its target database is on that server."""
     tag = f"{os.getpid()}_{next(_counter)}"
     root.mkdir(parents=True)
     # gx/: the starter files only, as init writes them (a demo's checks leave more there).
@@ -173,9 +188,12 @@ def new_project(root: Path, admin_url: str, spark: SparkSession) -> Iterator[Pro
     (root / "snapshots").mkdir()
     shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
     install_package(root, REPO / PACKAGE_FOLDER)
-    proj = Project(root, admin_url, spark, tag)
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        for db in (proj.source_db, proj.target_db):
+    proj = Project(root, admin_url, spark, tag, None if target_of is None else target_of.target_db, target_admin_url)
+    databases = [(admin_url, proj.source_db)]
+    if target_of is None:
+        databases.append((target_admin_url or admin_url, proj.target_db))
+    for server_url, db in databases:
+        with psycopg.connect(server_url, autocommit=True) as admin:
             admin.execute(sql.SQL("create database {}").format(sql.Identifier(db)))
     with proj.source() as conn:
         install_ddl_times(conn)  # the stand-in stamps definitions as SQL Server does
@@ -183,8 +201,8 @@ def new_project(root: Path, admin_url: str, spark: SparkSession) -> Iterator[Pro
         yield proj
     finally:
         proj.close()
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            for db in (proj.source_db, proj.target_db):
+        for server_url, db in databases:
+            with psycopg.connect(server_url, autocommit=True) as admin:
                 admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(db)))
 
 

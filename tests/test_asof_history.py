@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from extract.core.errors import TidemarkError
+from extract.core.errors import KeyValueRefused, TidemarkError
 from extract.core.observer import Event, PartitionLanded, Planned, RunBegan, silent
 from extract.readers.asof_snapshot import SnapshotLanding
 from tests.conftest import Project
@@ -141,9 +141,9 @@ def test_snapshot_files_csv_and_parquet(prices: Project, tmp_path: Path) -> None
 def test_bad_snapshots_are_refused_and_nothing_is_applied(prices: Project, tmp_path: Path) -> None:
     repeated = tmp_path / "repeated.csv"
     repeated.write_text('ItemID,Name,Attrs,Photo\n7,"a",,\n7,"b",,\n')
-    with pytest.raises(TidemarkError, match=r"holds the key \(ItemID=7\) more than once") as refused:
+    with pytest.raises(KeyValueRefused, match=r"holds a key \(--verbose shows it\) more than once") as refused:
         land(prices, DEC[1], repeated)
-    assert refused.value.exit_code == 2
+    assert refused.value.exit_code == 2 and "holds the key (ItemID=7)" in refused.value.verbose_message
     keyless = tmp_path / "keyless.csv"
     keyless.write_text('ItemID,Name,Attrs,Photo\n7,"a",,\n,"b",,\n')
     with pytest.raises(TidemarkError, match=r"has 1 row\(s\) with no value in the key \(ItemID\)") as refused:

@@ -11,7 +11,7 @@ import pytest
 
 from extract.config.seeds import read_sync_tables
 from extract.config.settings import load_settings
-from extract.core.errors import BatchRefused, TidemarkError
+from extract.core.errors import BatchRefused, KeyValueRefused, TidemarkError
 from tests.conftest import REPO, Project
 from tests.demo_fixture import demo
 
@@ -126,7 +126,9 @@ def test_duplicate_keys_in_one_batch_stop_the_run_and_change_nothing(synced: Pro
     synced.write_sync_tables(["dbo,Events,,Id,true"])
     with pytest.raises(BatchRefused) as caught:
         synced.extract("dbo.Events")
-    assert "dbo.Events: the batch holds the key (Id=1) more than once" in str(caught.value)
+    # The key value is for --verbose only: the message the run log keeps names none.
+    assert "dbo.Events: the batch holds a key (--verbose shows it) more than once" in str(caught.value)
+    assert isinstance(caught.value, KeyValueRefused) and "holds the key (Id=1)" in caught.value.verbose_message
     synced.generate()
     synced.build()  # nothing landed, so nothing to merge, and no raw ON CONFLICT error
     replica = f'"demo__{synced.source_db}__dbo".events'

@@ -92,7 +92,7 @@ CASES = [
     Case(
         "snapshot file repeating a key",
         [*CUSTOMERS, "--snapshot-date", "2026-01-01", "--snapshot-file", "{root}/drop/customers.csv"],
-        "holds the key (CustomerID=1) more than once",
+        "holds a key (--verbose shows it) more than once",
         files={"drop/customers.csv": SNAPSHOT_HEADER + SNAPSHOT_ROW.format(1) + SNAPSHOT_ROW.format(1)},
     ),
     Case(
@@ -167,6 +167,9 @@ CASES = [
         "'pg_state'",
         env={"TIDEMARK_STATE_SCHEMA": "pg_state", "TIDEMARK_STATE_KEY": SECRET},
     ),
+    Case("state schema with a quote", ["--all"], """'tenant"a'""", env={"TIDEMARK_STATE_SCHEMA": 'tenant"a'}),
+    # The embedded server has no pgcrypto: a state key is refused before anything is written.
+    Case("state key without pgcrypto", ["--all"], "TIDEMARK_STATE_KEY", env={"TIDEMARK_STATE_KEY": SECRET}),
     Case("read retries setting", ["--all"], "'21'", env={"TIDEMARK_READ_RETRIES": "21"}),
     Case("retry backoff setting", ["--all"], "'soon'", env={"TIDEMARK_RETRY_BACKOFF": "soon"}),
     Case("metrics port setting", ["--all", "--every", "1h"], "'99999'", env={"TIDEMARK_METRICS_PORT": "99999"}),

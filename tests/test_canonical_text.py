@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from extract.core.state_schema import StateSchema
 from extract.project.verify import CANONICAL_KINDS
 from extract.source.dialects import postgres_canonical as canonical
 from extract.state.run_log import ensure_state_schema
@@ -38,7 +39,7 @@ def test_every_form_has_a_value_here() -> None:
 @pytest.fixture
 def target(project: Project) -> Iterator[psycopg.Connection]:
     with psycopg.connect(project.target_url, autocommit=True) as conn:
-        ensure_state_schema(conn)
+        ensure_state_schema(conn, StateSchema())
         yield conn
 
 
@@ -47,7 +48,7 @@ def test_the_inlined_form_writes_a_value_as_the_stored_one(target: psycopg.Conne
     value, length, text = VALUES[kind]
     for given, expected in ((value, text), (f"(case when false then {value} end)", None)):
         inlined = canonical.canonical_text(given, kind, length)
-        stored = canonical.stored_canonical_text(given, kind, length)
+        stored = canonical.stored_canonical_text(StateSchema(), given, kind, length)
         assert target.execute(f"select {inlined}, {stored}").fetchone() == (expected, expected)
 
 
@@ -55,7 +56,10 @@ def test_the_inlined_hashes_are_the_stored_ones(target: psycopg.Connection) -> N
     row = canonical.row_text(["'Zoë'", "null", "'1.5'"])
     stored_row = canonical.stored_row_text(["'Zoë'", "null", "'1.5'"])
     hashes = [canonical.hash_bits(row, 64), canonical.hash_bits(row, 60)]
-    stored = [canonical.stored_hash_bits(stored_row, 64), canonical.stored_hash_bits(stored_row, 60)]
+    stored = [
+        canonical.stored_hash_bits(StateSchema(), stored_row, 64),
+        canonical.stored_hash_bits(StateSchema(), stored_row, 60),
+    ]
     found = target.execute(f"select {', '.join(hashes + stored)}, {row}").fetchone()
     assert found is not None
     assert found[:2] == found[2:4]

@@ -27,13 +27,18 @@ def test_json_summary_and_exit_code_when_one_table_fails(demo: Project) -> None:
     by_table = {entry["table"]: entry for entry in summary["tables"]}
     assert summary["failed"] == 1, result.stdout + result.stderr[-3000:]
     assert by_table["dbo.Events"]["status"] == "failed"
-    assert "dbo.Events: the batch holds the key (Id=1) more than once" in by_table["dbo.Events"]["error"]
+    assert "dbo.Events: the batch holds a key (--verbose shows it) more than once" in by_table["dbo.Events"]["error"]
+    assert "Id=1" not in result.stdout + result.stderr  # no key value without --verbose
     landed = {t: e for t, e in by_table.items() if e["status"] == "landed"}
     assert set(landed) == {"dbo.Countries", "dbo.Customers", "dbo.Products", "dbo.Orders", "dbo.OrderLines"}
     assert landed["dbo.Customers"]["rows_landed"] == 60
     assert landed["dbo.Customers"]["migration_type"] == "full"
     assert landed["dbo.Customers"]["watermark_candidate"]
     assert "1 of 6 table(s) failed: dbo.Events" in result.stderr
+    shown = demo.cli("--table", "dbo.Events", "--verbose")
+    assert shown.returncode == 1
+    assert "error: dbo.Events: the batch holds the key (Id=1) more than once" in shown.stderr, shown.stderr[-3000:]
+    assert "Id=1" not in str(demo.scalar("select string_agg(error_message, ' ') from _migration.runs"))
 
 
 def test_a_configuration_error_in_one_table_stops_every_table_before_anything_lands(demo: Project) -> None:

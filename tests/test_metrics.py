@@ -13,6 +13,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from extract.config.urls import parse_url
+from extract.core.state_schema import StateSchema
 from extract.devtools.server import free_port
 from extract.metrics import Metrics, MetricsServer
 from tests.conftest import Project
@@ -95,7 +96,7 @@ def test_metrics_port_needs_every_and_a_port_number(project: Project) -> None:
 
 
 def test_a_scrape_while_the_target_is_down_answers_503_and_the_server_keeps_serving() -> None:
-    metrics = Metrics(parse_url(f"postgresql://127.0.0.1:{free_port()}/nowhere"), free_port())
+    metrics = Metrics(parse_url(f"postgresql://127.0.0.1:{free_port()}/nowhere"), StateSchema(), free_port())
     server = MetricsServer(metrics, "127.0.0.1")
     server.start()
     try:

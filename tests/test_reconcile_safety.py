@@ -75,7 +75,13 @@ def test_a_dry_run_reports_and_lands_nothing(synced: Project) -> None:
         conn.execute('delete from dbo."Items" where "Id" = 7')
         conn.execute("""update dbo."Items" set "Name" = 'backdated' where "Id" in (8, 9)""")  # cursor kept
         conn.execute("""insert into dbo."Items" values (500, 'late', timestamp '2026-01-01')""")
-    done = synced.cli("reconcile", "--table", "dbo.Items", "--dry-run", "--json")
+    withheld = synced.cli("reconcile", "--table", "dbo.Items", "--dry-run", "--json")
+    assert withheld.returncode == 0, withheld.stderr[-2000:]
+    samples = json.loads(withheld.stdout)["tables"][0]["samples"]  # key values only with --verbose
+    assert samples == {
+        kind: f"{n} key(s): --verbose shows them" for kind, n in (("inserted", 1), ("updated", 2), ("deleted", 1))
+    }
+    done = synced.cli("reconcile", "--table", "dbo.Items", "--dry-run", "--json", "--verbose")
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)["tables"][0]
     assert (result["status"], result["inserted"], result["updated"], result["deleted"]) == ("reported", 1, 2, 1)

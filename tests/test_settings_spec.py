@@ -34,7 +34,7 @@ def test_every_setting_is_named_once_documented_and_its_default_parses() -> None
 
 def test_the_state_retry_settings_default_and_parse() -> None:
     defaults = load_settings(BASE)
-    assert (defaults.state_schema, defaults.state_key) == ("_migration", None)
+    assert (defaults.state_schema.name, defaults.state_key) == ("_migration", None)
     assert (defaults.read_retries, defaults.retry_backoff) == (3, timedelta(seconds=1))
     given = load_settings(
         {
@@ -44,12 +44,12 @@ def test_the_state_retry_settings_default_and_parse() -> None:
             "TIDEMARK_RETRY_BACKOFF": "1.5s",
         }
     )
-    assert (given.state_schema, given.read_retries, given.retry_backoff) == (
+    assert (given.state_schema.name, given.read_retries, given.retry_backoff) == (
         "tidemark_state",
         0,
         timedelta(seconds=1.5),
     )
-    assert load_settings({**BASE, "TIDEMARK_STATE_SCHEMA": "s" * 63}).state_schema == "s" * 63
+    assert load_settings({**BASE, "TIDEMARK_STATE_SCHEMA": "s" * 63}).state_schema.name == "s" * 63
 
 
 @pytest.mark.parametrize(
@@ -91,7 +91,7 @@ def test_a_bad_value_is_refused_naming_it(name: str, text: str, message: str) ->
 
 def test_a_blank_setting_takes_its_default() -> None:
     settings = load_settings({**BASE, "TIDEMARK_STATE_SCHEMA": " ", "TIDEMARK_LOCK_ATTEMPTS": ""})
-    assert (settings.state_schema, settings.lock.attempts) == ("_migration", 4)
+    assert (settings.state_schema.name, settings.lock.attempts) == ("_migration", 4)
 
 
 def test_the_state_key_is_a_secret_never_shown() -> None:

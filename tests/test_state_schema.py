@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import psycopg
 
+from extract.core.state_schema import StateSchema
 from extract.state.run_log import SCHEMA_VERSION, ensure_state_schema
 from tests.conftest import Project
 
@@ -27,7 +28,7 @@ def test_an_older_run_log_keeps_its_positions_under_the_new_name(project: Projec
             " values (1, 'k', 's', 't', 'ts', 'tt', 'running', 'full', now(), '{\"partition\": 3}')"
         )
     with psycopg.connect(project.target_url) as conn:
-        ensure_state_schema(conn)
+        ensure_state_schema(conn, StateSchema())
         conn.commit()
     assert project.scalar("select partition_positions from _migration.runs where run_id = 1") == '{"partition": 3}'
     assert project.scalar("select obj_description('_migration'::regnamespace)") == SCHEMA_VERSION
@@ -35,11 +36,11 @@ def test_an_older_run_log_keeps_its_positions_under_the_new_name(project: Projec
 
 def test_the_schema_is_left_alone_once_it_is_this_versions(project: Project) -> None:
     with psycopg.connect(project.target_url) as conn:
-        ensure_state_schema(conn)
+        ensure_state_schema(conn, StateSchema())
         conn.commit()
     with project.target() as conn:
         conn.execute("drop view _migration.pending_runs")  # would come back, were the DDL run again
     with psycopg.connect(project.target_url) as conn:
-        ensure_state_schema(conn)
+        ensure_state_schema(conn, StateSchema())
         conn.commit()
     assert project.scalar("select to_regclass('_migration.pending_runs')") is None

@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
+from extract.core.state_schema import StateSchema
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.hashes import row_hashes
 from extract.reconcile.queries import HashedRelation, level_query, pairs_query
@@ -41,7 +42,9 @@ KEYS = {
 def _plan(keys: list[MappedColumn], cursor: MappedColumn) -> TablePlan:
     columns = [*keys, _column("Amount", "decimal", "numeric(12,2)"), _column("Note", "nvarchar", "text"), cursor]
     table = SourceTable("Sales", "Order]s", tuple(c.source for c in columns), tuple(k.source.name for k in keys))
-    return TablePlan(SyncTable("Sales", "Order]s"), table, columns, cursor.source, TargetNames("s", "orders"))
+    return TablePlan(
+        SyncTable("Sales", "Order]s"), table, columns, cursor.source, TargetNames("s", "orders"), StateSchema()
+    )
 
 
 def _source_side(plan: TablePlan, recent: str) -> HashedRelation:

@@ -12,7 +12,7 @@ from psycopg import sql
 from pyspark.sql import DataFrame
 
 from extract.config.urls import DatabaseUrl
-from extract.core.errors import TidemarkError
+from extract.core.errors import EXIT_BAD_INPUT, KEY_PLACE, KeyValueRefused, TidemarkError
 from extract.core.quoting import ParameterSafeIdentifier
 from extract.landing.staging import column_defs, duplicate_key_sample, key_sample, rows_without_key
 from extract.planning.table_plan import TablePlan
@@ -59,7 +59,8 @@ def check_snapshot_file(target: DatabaseUrl, frame: DataFrame, plan: TablePlan, 
             )
         repeated = duplicate_key_sample(conn, ("pg_temp", _SCRATCH), key, None)
         if repeated is not None:
-            raise TidemarkError(
-                f"snapshot file {str(path)!r} holds the key ({key_sample(labels, repeated)}) more than once; "
-                "a snapshot must hold each key once"
+            raise KeyValueRefused(
+                f"snapshot file {str(path)!r} holds {KEY_PLACE} more than once; a snapshot must hold each key once",
+                key_sample(labels, repeated),
+                exit_code=EXIT_BAD_INPUT,
             )

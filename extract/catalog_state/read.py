@@ -11,8 +11,9 @@ import psycopg
 
 from extract.catalog_state.definitions import CatalogChange, changes, from_json, to_json
 from extract.catalog_state.scope import CREATED, UPDATED, Listed, TableName, ancestral_merge, label, match_scope
-from extract.catalog_state.store import CATALOG_LOCK, StateRow, load_state, next_read_id, write_state
+from extract.catalog_state.store import StateRow, catalog_lock_sql, load_state, next_read_id, write_state
 from extract.config.seeds import SyncTable
+from extract.core.state_schema import StateSchema
 from extract.source.catalog import SourceTable
 from extract.source.describe import declared_table
 from extract.source.dialects import Dialect
@@ -46,11 +47,11 @@ class CatalogOutcome:
     state: dict[TableName, StateRow]
     marker: str
 
-    def record(self, target: psycopg.Connection, read: CatalogRead) -> None:
+    def record(self, target: psycopg.Connection, schema: StateSchema, read: CatalogRead) -> None:
         """State, diff and marker, in the transaction the read began (and holds the catalog lock in)."""
-        ensure_state_schema(target)
-        read.read_id = next_read_id(target)
-        write_state(target, read.read_id, self.previous, self.state, read.changes, self.marker)
+        ensure_state_schema(target, schema)
+        read.read_id = next_read_id(target, schema)
+        write_state(target, schema, read.read_id, self.previous, self.state, read.changes, self.marker)
         target.commit()
 
 
@@ -60,18 +61,19 @@ def _since_text(moment: datetime) -> str:
 
 
 class CatalogReader:
-    def __init__(self, source: JdbcConnection, dialect: Dialect, prepone: timedelta) -> None:
+    def __init__(self, source: JdbcConnection, dialect: Dialect, prepone: timedelta, schema: StateSchema) -> None:
         self.source = source
         self.dialect = dialect
         self.prepone = prepone
+        self.schema = schema
 
     def read(
         self, target: psycopg.Connection, configs: Sequence[SyncTable], full: bool
     ) -> tuple[CatalogRead, CatalogOutcome]:
         """Read, and leave the transaction open on `target` with the catalog lock held: nothing is written
         until the pass has planned every table (`CatalogOutcome.record`)."""
-        target.execute(CATALOG_LOCK)
-        previous, marker = load_state(target)
+        target.execute(*catalog_lock_sql(self.schema))
+        previous, marker = load_state(target, self.schema)
         clock = str(self.source.query(self.dialect.catalog_clock_query())[0][0])
         listing = self._listing()
         tracked = all(t.modify_date is not None for t in listing)

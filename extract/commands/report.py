@@ -10,7 +10,7 @@ from pathlib import Path
 import psycopg
 
 from extract.config.environment import browser_assets
-from extract.config.settings import target_from_env
+from extract.config.settings import state_schema_from_env, target_from_env
 from extract.core.errors import TidemarkError
 from extract.report_page.history import run_history
 from extract.report_page.page import render
@@ -29,7 +29,7 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     target = target_from_env()
     with psycopg.connect(target.libpq_url) as conn:
-        runs = run_history(conn, args.days)
+        runs = run_history(conn, state_schema_from_env(), args.days)
     assets = browser_assets()
     page = render(runs, f"tidemark runs on {target.display}", args.days, assets)
     try:

@@ -1,7 +1,9 @@
 """`python -m extract state`: the state registry, per stream (replica), to read and to repair.
 
     state list                         every stream: reader, cursor, version
-    state show TABLE [--json]          one stream's state, and its latest run's input and output state
+    state show TABLE [--json] [--verbose]
+                                       one stream's state, its latest run's input and output state, and
+                                       (--verbose) the key values its logs keep
     state history TABLE [--json]       every change of its state: version, old and new value, why, by whom
     state set TABLE --cursor VALUE     the next run reads changes since VALUE (checked against the source)
     state reset TABLE                  the next run reads every row
@@ -28,9 +30,11 @@ from extract.commands.state_values import check_cursor_value, rewind_target, sou
 from extract.commands.status import print_table
 from extract.config.naming import target_names
 from extract.config.seeds import read_host_aliases
-from extract.config.settings import load_settings, target_from_env
+from extract.config.settings import load_settings, state_key_from_env, state_schema_from_env, target_from_env
 from extract.core.errors import TidemarkError
+from extract.core.state_schema import StateSchema
 from extract.lifecycle.reader import ReaderKind
+from extract.state.key_values import key_values
 from extract.state.manual import Change, apply_change, import_entries
 from extract.state.registry import RegistryEntry, entries, entry
 from extract.state.registry_io import audit_rows, latest_states, read_export, resolve_stream, write_export
@@ -47,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
         verb = verbs.add_parser(name, help=text)
         verb.add_argument("table", metavar="TABLE")
         verb.add_argument("--json", action="store_true")
+    verbs.choices["show"].add_argument(
+        "--verbose", action="store_true", help="with the key values the logs keep (decrypted with TIDEMARK_STATE_KEY)"
+    )
     change = argparse.ArgumentParser(add_help=False)
     change.add_argument("table", metavar="TABLE")
     change.add_argument("--expect-version", type=int, metavar="N", help="refused unless the state is at version N")
@@ -65,21 +72,21 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv)
-    target = target_from_env()
+    target, state = target_from_env(), state_schema_from_env()
     with psycopg.connect(target.libpq_url, autocommit=True) as conn:
-        ensure_state_schema(conn)
+        ensure_state_schema(conn, state)
         if args.verb == "list":
-            return _print([e.as_json() for e in entries(conn)], args.json)
+            return _print([e.as_json() for e in entries(conn, state)], args.json)
         if args.verb == "export":
-            return write_export(entries(conn), args.output)
+            return write_export(entries(conn, state), args.output)
         if args.verb == "import":
-            return _import(conn, args.file)
-        table_key = resolve_stream(conn, args.table, _named_key(args.table))
+            return _import(conn, state, args.file)
+        table_key = resolve_stream(conn, state, args.table, _named_key(args.table))
         if args.verb == "show":
-            return _show(conn, args.table, table_key, args.json)
+            return _show(conn, state, args, table_key)
         if args.verb == "history":
-            return _print(audit_rows(conn, table_key), args.json)
-        return _change(conn, args, table_key)
+            return _print(audit_rows(conn, state, table_key), args.json)
+        return _change(conn, state, args, table_key)
 
 
 def _named_key(name: str) -> str | None:
@@ -91,15 +98,15 @@ def _named_key(name: str) -> str | None:
     return target_names(settings.source, read_host_aliases(settings.seeds_dir), schema, table).table_key
 
 
-def _current(conn: psycopg.Connection, name: str, table_key: str) -> RegistryEntry:
-    found = entry(conn, table_key)
+def _current(conn: psycopg.Connection, state: StateSchema, name: str, table_key: str) -> RegistryEntry:
+    found = entry(conn, state, table_key)
     if found is None:
         raise TidemarkError(f"{name} has no committed state yet: sync it (and dbt build) first")
     return found
 
 
-def _change(conn: psycopg.Connection, args: argparse.Namespace, table_key: str) -> int:
-    current = _current(conn, args.table, table_key)
+def _change(conn: psycopg.Connection, state: StateSchema, args: argparse.Namespace, table_key: str) -> int:
+    current = _current(conn, state, args.table, table_key)
     if args.verb == "reset":
         change = Change(table_key, None, "reset: the next run reads every row", args.expect_version)
     elif args.verb == "set":
@@ -107,9 +114,9 @@ def _change(conn: psycopg.Connection, args: argparse.Namespace, table_key: str) 
         source_position_check(current, value, args.table)
         change = Change(table_key, value, f"set to {value}", args.expect_version)
     else:
-        value, reason = rewind_target(conn, current, args.since, args.to_version)
+        value, reason = rewind_target(conn, state, current, args.since, args.to_version)
         change = Change(table_key, value, reason, args.expect_version)
-    before, after = apply_change(conn, change, args.table)
+    before, after = apply_change(conn, state, change, args.table)
     print(
         f"{args.table}: cursor {before.cursor_value or '(none)'} -> {after.cursor_value or '(none: every row)'}"
         f", version {before.version} -> {after.version}"
@@ -117,10 +124,16 @@ def _change(conn: psycopg.Connection, args: argparse.Namespace, table_key: str) 
     return 0
 
 
-def _show(conn: psycopg.Connection, name: str, table_key: str, as_json: bool) -> int:
-    found = _current(conn, name, table_key)
-    shown = {"state": found.as_json(), **latest_states(conn, table_key)}
-    if as_json:
+def _show(conn: psycopg.Connection, state: StateSchema, args: argparse.Namespace, table_key: str) -> int:
+    found = _current(conn, state, args.table, table_key)
+    shown = {"state": found.as_json(), **latest_states(conn, state, table_key)}
+    values = key_values(conn, state, table_key, state_key_from_env())
+    if args.verbose:
+        shown["key_values"] = values
+    else:
+        counts = ", ".join(f"{len(rows)} {name.replace('_', ' ')}" for name, rows in values.items())
+        shown["key_values"] = f"{counts}: --verbose shows their key values"
+    if args.json:
         print(json.dumps(shown, indent=2))
         return 0
     for key, value in shown.items():
@@ -128,14 +141,14 @@ def _show(conn: psycopg.Connection, name: str, table_key: str, as_json: bool) ->
     return 0
 
 
-def _import(conn: psycopg.Connection, file: Path) -> int:
+def _import(conn: psycopg.Connection, state: StateSchema, file: Path) -> int:
     streams = read_export(file)
     for stream in streams:  # every value checked before anything is written
         if stream.reader not in set(ReaderKind):
             raise TidemarkError(f"{file}: stream {stream.table_key!r} has reader {stream.reader!r}, not a known one")
         if stream.cursor_value is not None:
             check_cursor_value(stream, stream.cursor_value, f"{file}: stream {stream.table_key!r}'s cursor_value")
-    for after in import_entries(conn, streams):
+    for after in import_entries(conn, state, streams):
         print(f"{after.table_key}: imported, cursor {after.cursor_value or '(none)'}, version {after.version}")
     return 0
 

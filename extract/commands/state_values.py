@@ -6,6 +6,7 @@ import psycopg
 
 from extract.config.settings import load_settings
 from extract.core.errors import TidemarkError
+from extract.core.state_schema import StateSchema
 from extract.source.dialects import dialect_for
 from extract.source.jdbc import JdbcConnection
 from extract.source.watermarks import parse_modify_id, parse_watermark
@@ -59,7 +60,7 @@ def source_position_check(current: RegistryEntry, value: str, name: str) -> None
 
 
 def rewind_target(
-    conn: psycopg.Connection, current: RegistryEntry, since: str | None, version: int | None
+    conn: psycopg.Connection, state: StateSchema, current: RegistryEntry, since: str | None, version: int | None
 ) -> tuple[str, str]:
     """The cursor value a rewind goes back to, and why: --since VALUE, or the value of version N."""
     if since is not None:
@@ -67,8 +68,10 @@ def rewind_target(
         reason = f"rewound to {value}"
     else:
         row = conn.execute(
-            "select new_state ->> 'cursor_value' from _migration.state_audit where table_key = %s and version = %s"
-            " order by audit_id desc limit 1",
+            state.sql(
+                "select new_state ->> 'cursor_value' from {state_audit} where table_key = %s and version = %s"
+                " order by audit_id desc limit 1"
+            ),
             (current.table_key, version),
         ).fetchone()
         if row is None or row[0] is None:

@@ -14,8 +14,10 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-from extract.config.settings import target_from_env
+from extract.config.settings import state_key_from_env, state_schema_from_env, target_from_env
 from extract.core.errors import TidemarkError
+from extract.core.state_schema import StateSchema
+from extract.state.key_values import readable, reveal, shown
 
 #: The columns of _migration._migration_state shown, in this order.
 SHOWN = (
@@ -52,7 +54,7 @@ select
     merged_at,
     round(extract(epoch from merged_at - merge_started_at)::numeric, 3) as merge_seconds,
     error_message
-from _migration.run_history
+from {run_history}
 where %(table)s::text is null or lower(source_schema || '.' || source_table) = lower(%(table)s::text)
 order by run_id desc
 limit %(limit)s
@@ -77,46 +79,63 @@ def _parser() -> argparse.ArgumentParser:
         help="the last runs (of TABLE, SCHEMA.TABLE, or of every table) instead of the state per table",
     )
     parser.add_argument("--limit", type=_limit, default=20, help="how many runs --history shows (default 20)")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="with where each table's latest run has read to (key values, decrypted with TIDEMARK_STATE_KEY)",
+    )
     return parser
 
 
 def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv)
-    target = target_from_env()
+    target, state = target_from_env(), state_schema_from_env()
     with psycopg.connect(target.libpq_url, row_factory=dict_row) as conn:
         try:
             if args.history is not None:
                 table = args.history or None
-                runs = conn.execute(_HISTORY, {"table": table, "limit": args.limit}).fetchall()
+                runs = conn.execute(state.sql(_HISTORY), {"table": table, "limit": args.limit}).fetchall()
                 if table is not None and not runs:
                     raise TidemarkError(f"no run of table {table!r} in {target.display}")
                 _show({"runs": runs}, args.json)
                 return 0
-            state = conn.execute(
-                "select source_schema || '.' || source_table as \"table\", "
-                + ", ".join(SHOWN)
-                + " from _migration._migration_state order by 1"
-            ).fetchall()
+            tables = _tables(conn, state, args.verbose)
         except psycopg.errors.UndefinedTable:
             raise TidemarkError(f"no state in {target.display} yet: run the extract, then dbt build") from None
-        changes = _schema_changes(conn)
-    _show({"tables": state, "schema_changes": changes}, args.json)
+        changes = _schema_changes(conn, state)
+    _show({"tables": tables, "schema_changes": changes}, args.json)
     return 0
 
 
-def _schema_changes(conn: psycopg.Connection[dict[str, Any]]) -> list[dict[str, Any]]:
+def _tables(conn: psycopg.Connection[dict[str, Any]], state: StateSchema, verbose: bool) -> list[dict[str, Any]]:
+    """The state model's row per table; `verbose`: with the latest run's partition positions (key values)."""
+    extra = ", {reveal}(partition_positions) as partition_positions" if verbose else ""
+    rows = conn.execute(
+        state.sql(
+            "select source_schema || '.' || source_table as \"table\", "
+            + ", ".join(SHOWN)
+            + extra
+            + " from {_migration_state} order by 1",
+            reveal=reveal(state, verbose and readable(conn, state, state_key_from_env())),
+        )
+    ).fetchall()
+    return [{**row, "partition_positions": shown(row["partition_positions"])} if verbose else row for row in rows]
+
+
+def _schema_changes(conn: psycopg.Connection[dict[str, Any]], state: StateSchema) -> list[dict[str, Any]]:
     """The latest changes extract/evolution made, newest first (none before the first)."""
-    row = conn.execute("select to_regclass('_migration.schema_changes') is not null as found").fetchone()
-    if not row or not row["found"]:
+    if not state.has(conn, "schema_changes"):
         return []
     return conn.execute(
-        'select c.applied_at, coalesce(source.name, c.table_key) as "table", c.change,'
-        ' c.column_name as "column", c.old_definition as "from", c.new_definition as "to",'
-        " c.on_schema_change as policy"
-        " from _migration.schema_changes as c"
-        " left join lateral (select r.source_schema || '.' || r.source_table as name from _migration.run_log as r"
-        " where r.table_key = c.table_key order by r.event_id desc limit 1) as source on true"
-        " order by c.change_id desc limit %s",
+        state.sql(
+            'select c.applied_at, coalesce(source.name, c.table_key) as "table", c.change,'
+            ' c.column_name as "column", c.old_definition as "from", c.new_definition as "to",'
+            " c.on_schema_change as policy"
+            " from {schema_changes} as c"
+            " left join lateral (select r.source_schema || '.' || r.source_table as name from {run_log} as r"
+            " where r.table_key = c.table_key order by r.event_id desc limit 1) as source on true"
+            " order by c.change_id desc limit %s"
+        ),
         (SCHEMA_CHANGES_SHOWN,),
     ).fetchall()
 

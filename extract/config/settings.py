@@ -16,6 +16,8 @@ from extract.config.reconcile_settings import ReconcileSettings, reconcile_setti
 from extract.config.setting import environment
 from extract.config.urls import DatabaseUrl, parse_url
 from extract.core.errors import TidemarkError
+from extract.core.state_key import session_option, with_session_option
+from extract.core.state_schema import StateSchema
 
 #: How often `--every` may sync: at least a second apart (0s would be a busy loop), at most a week.
 MIN_EVERY = timedelta(seconds=1)
@@ -49,7 +51,7 @@ class Settings:
     #: Read here so that a bad value is refused before anything is written; the DDL reads it again.
     lock: LockSettings
     #: The target's schema for tidemark's state (TIDEMARK_STATE_SCHEMA).
-    state_schema: str
+    state_schema: StateSchema
     #: A secret (TIDEMARK_STATE_KEY), masked in every message; kept out of repr so that no print of the
     #: settings shows it.
     state_key: str | None = field(repr=False)
@@ -125,12 +127,35 @@ def target_from_env(env: Mapping[str, str] | None = None) -> DatabaseUrl:
         )
     if target.dialect != "postgres":
         raise TidemarkError(f"the target must be PostgreSQL, not {target.display}")
+    key = spec.STATE_KEY.read(env)
+    if key is not None:
+        # Each session tidemark opens on the target brings the state key (extract/core/state_key.py).
+        target = replace(target, session_options=session_option(key))
     return _with_credentials(target, env, "TIDEMARK_TARGET")
 
 
 def source_from_env(env: Mapping[str, str] | None = None) -> DatabaseUrl:
     env = environment(env)
     return _with_credentials(spec.SOURCE_URL.value(env), env, "TIDEMARK_SOURCE")
+
+
+def dbt_state_env(state: StateSchema, key: str | None, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What the dbt package reads of the project's state (macros/shared/tidemark_state_schema.sql), and,
+    with a state key, PGOPTIONS that brings the key to each of dbt's sessions (libpq reads it)."""
+    variables = {spec.STATE_SCHEMA.name: state.name}
+    if key is not None:
+        variables["PGOPTIONS"] = with_session_option(environment(env).get("PGOPTIONS"), key)
+    return variables
+
+
+def state_schema_from_env(env: Mapping[str, str] | None = None) -> StateSchema:
+    """The state schema of the project (TIDEMARK_STATE_SCHEMA), for a command that reads only the target."""
+    return StateSchema(spec.STATE_SCHEMA.value(environment(env)))
+
+
+def state_key_from_env(env: Mapping[str, str] | None = None) -> str | None:
+    """The state key (TIDEMARK_STATE_KEY), a secret: None when none is set."""
+    return spec.STATE_KEY.read(environment(env))
 
 
 def spark_master_from_env(env: Mapping[str, str] | None = None) -> str:
@@ -168,7 +193,7 @@ def load_settings(
         max_parallel_transfers=spec.MAX_PARALLEL_TRANSFERS.value_or(parallel, "--parallel", env),
         reconcile=reconcile_settings(env),
         lock=lock_settings(env),
-        state_schema=spec.STATE_SCHEMA.value(env),
+        state_schema=state_schema_from_env(env),
         state_key=spec.STATE_KEY.read(env),
         read_retries=spec.READ_RETRIES.value(env),
         retry_backoff=spec.RETRY_BACKOFF.value(env),

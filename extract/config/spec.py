@@ -9,6 +9,7 @@ from typing import Any
 from extract.config import values as v
 from extract.config.setting import Setting
 from extract.core.sql_contract import LOCK_TIMEOUT_MS, MERGE_TIMEOUT_MS
+from extract.core.state_schema import DEFAULT_STATE_SCHEMA
 
 #: Whole numbers a setting may take at most (partitions, rows, tables at once).
 MAX_COUNT = 1_000_000_000
@@ -88,9 +89,15 @@ RETRY_BACKOFF = Setting(
 )
 
 # The state in the target.
-STATE_SCHEMA = Setting("TIDEMARK_STATE_SCHEMA", v.SCHEMA_NAME, "_migration", "the target's schema for tidemark's state")
+STATE_SCHEMA = Setting(
+    "TIDEMARK_STATE_SCHEMA", v.SCHEMA_NAME, DEFAULT_STATE_SCHEMA, "the target's schema for tidemark's state"
+)
 STATE_KEY = Setting(
-    "TIDEMARK_STATE_KEY", v.TEXT, None, "a secret key for tidemark's state, masked in every message", secret=True
+    "TIDEMARK_STATE_KEY",
+    v.TEXT,
+    None,
+    "encrypts the key values the state keeps (pgcrypto); masked in every message",
+    secret=True,
 )
 
 # Reconcile.

@@ -34,6 +34,8 @@ class DatabaseUrl:
     properties: tuple[tuple[str, str], ...] = ()
     #: Seconds to wait for a connection before giving up (TIDEMARK_SOURCE/TARGET_CONNECT_TIMEOUT).
     connect_timeout: int = 10
+    #: libpq's `options` for every session psycopg opens (the state key's setting): never printed.
+    session_options: str | None = field(default=None, repr=False)
 
     @property
     def jdbc_url(self) -> str:
@@ -65,7 +67,15 @@ class DatabaseUrl:
         if self.user:
             # Percent-encoded, so an @, : or / in a password cannot change the URL's meaning.
             auth = quote(self.user, safe="") + (f":{quote(self.password, safe='')}" if self.password else "") + "@"
-        return f"postgresql://{auth}{self.host}:{self.port}/{self.database}?connect_timeout={self.connect_timeout}"
+        options = ""
+        if self.session_options is not None:
+            encoded = quote(self.session_options, safe="")
+            register(encoded)  # as secret as the key it holds, in the form a printed URL would show
+            options = "&options=" + encoded
+        return (
+            f"postgresql://{auth}{self.host}:{self.port}/{self.database}?connect_timeout={self.connect_timeout}"
+            + options
+        )
 
     @property
     def display(self) -> str:

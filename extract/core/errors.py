@@ -55,6 +55,30 @@ class LogicalError(BatchRefused):
         super().__init__(f"LOGICAL ERROR: {message}")
 
 
+#: Where a KeyValueRefused's message names its key value.
+KEY_PLACE = "{key}"
+#: What it says in that place without --verbose.
+KEY_WITHHELD = "a key (--verbose shows it)"
+
+
+class KeyValueRefused(BatchRefused):
+    """A refusal about one key value. Key values are sensitive (seed 001, security): the message the run log
+    keeps and the console prints names none; `verbose_message` names it, for --verbose."""
+
+    def __init__(self, message: str, key: str, exit_code: int = EXIT_TABLE_FAILED) -> None:
+        """`message` says KEY_PLACE where the key goes; `key` is it as shown (`Id=1`)."""
+        super().__init__(message.replace(KEY_PLACE, KEY_WITHHELD))
+        self.verbose_message = message.replace(KEY_PLACE, f"the key ({key})")
+        self.exit_code = exit_code
+
+
+def shown_error(exc: BaseException, verbose: bool) -> str:
+    """An error's first line as the console shows it: with --verbose, with the key value it is about."""
+    if verbose and isinstance(exc, KeyValueRefused):
+        return one_line(exc.verbose_message)
+    return first_line(exc)
+
+
 def first_line(exc: BaseException) -> str:
     """What a summary and the run log show of an error: its message's first line (a JDBC error's stack
     trace follows it), secrets masked, at most 2,000 characters."""

@@ -5,6 +5,8 @@ returns the same values to the macros; tests/test_sql_contract.py checks that th
 no macro or model spells one out instead of asking for it.
 """
 
+from extract.core.state_schema import DEFAULT_STATE_SCHEMA, LOCK_SCOPE_MARK
+
 #: Landing tables' own columns: the run that landed a row, and its partition of the run's plan.
 RUN_ID_COLUMN = "_tidemark_run_id"
 #: (Named "page" since the first staging tables; renaming it would orphan every existing one.)
@@ -22,7 +24,9 @@ HISTORY_SUFFIX = "__history"
 KEY_HASH_COLUMN = "_tidemark_key_hash"
 ROW_HASH_COLUMN = "_tidemark_row_hash"
 
-#: Advisory lock keys, hashed with hashtext(prefix || table key).
+#: Advisory lock keys, hashed with hashtext(prefix || table key), scoped to a state schema other than the
+#: default by `@` and its name after them (extract/core/state_schema.py, macros: tidemark_lock_key).
+EXTRACT_LOCK_PREFIX = "tidemark:extract:"
 MERGE_LOCK_PREFIX = "tidemark:merge:"
 HISTORY_LOCK_PREFIX = "tidemark:history:"
 
@@ -54,4 +58,6 @@ MACRO_CONTRACT = {
     "pattern_wildcards": PATTERN_WILDCARDS,
     "lock_timeout_ms": LOCK_TIMEOUT_MS,
     "merge_timeout_ms": MERGE_TIMEOUT_MS,
+    "default_state_schema": DEFAULT_STATE_SCHEMA,
+    "lock_scope_mark": LOCK_SCOPE_MARK,
 }

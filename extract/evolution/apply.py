@@ -6,7 +6,7 @@
 
 A column whose values the replica cannot take from the change alone (one added, one replaced, one
 whose values the source may have converted otherwise) is backfilled: the table's next run reads
-every row (a full run), recorded in `_migration.schema_changes` in the same transaction as the DDL,
+every row (a full run), recorded in the state schema's `schema_changes` in the same transaction as the DDL,
 so that a run killed in between still reads everything.
 """
 
@@ -20,6 +20,7 @@ from psycopg import sql
 from extract.config.seeds import POLICIES
 from extract.core.errors import BatchRefused
 from extract.core.sql_contract import HISTORY_SUFFIX, KEY_HASH_COLUMN, ROW_HASH_COLUMN
+from extract.core.state_schema import StateSchema
 from extract.evolution.drift import Drift
 from extract.landing.replica_locks import with_lock_timeout
 from extract.planning.table_plan import TablePlan
@@ -28,11 +29,11 @@ from extract.state.run_log import DDL_LOCK, merge_lock_sql
 EVOLVE, APPEND_NEW_COLUMNS, FAIL = POLICIES
 
 _RECORD = """
-insert into _migration.schema_changes
+insert into {schema_changes}
     (table_key, change, column_name, old_definition, new_definition, on_schema_change, backfill_after_run)
 select %(table)s, %(change)s, %(column)s, %(old)s, %(new)s, %(policy)s,
     case when %(backfill)s then (
-        select coalesce(max(run_id), 0) from _migration.run_log where table_key = %(table)s
+        select coalesce(max(run_id), 0) from {run_log} where table_key = %(table)s
     ) end
 returning change_id
 """
@@ -40,14 +41,14 @@ returning change_id
 #: Changes whose backfill no full run merged since.
 _BACKFILL_DUE = """
 select string_agg(coalesce(changed.column_name, changed.change), ', ' order by changed.change_id)
-from _migration.schema_changes as changed
+from {schema_changes} as changed
 where
     changed.table_key = %s
     and changed.backfill_after_run is not null
     and not exists (
         select 1
-        from _migration.merge_log as merged
-        inner join _migration.run_log as landed
+        from {merge_log} as merged
+        inner join {run_log} as landed
             on landed.run_id = any(merged.run_ids) and landed.status = 'landed'
         where
             merged.table_key = changed.table_key
@@ -88,9 +89,9 @@ class Applied:
         return f"column {self.column} {verb} ({detail}){suffix}"
 
 
-def backfill_due(conn: psycopg.Connection, table_key: str) -> str | None:
+def backfill_due(conn: psycopg.Connection, state: StateSchema, table_key: str) -> str | None:
     """The columns a full run must still fill (an evolution's backfill), or None."""
-    row = conn.execute(_BACKFILL_DUE, (table_key,)).fetchone()
+    row = conn.execute(state.sql(_BACKFILL_DUE), (table_key,)).fetchone()
     conn.commit()
     return None if row is None or row[0] is None else str(row[0])
 
@@ -188,7 +189,7 @@ def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Appl
         done = list(statements)
         for change in applied:
             recorded = {"table": names.table_key, **change.recorded(plan.config.on_schema_change)}
-            row = conn.execute(_RECORD, recorded).fetchone()
+            row = conn.execute(plan.state.sql(_RECORD), recorded).fetchone()
             assert row is not None
             done += _statements(change, types.get(change.column, ""), replica, landing, snapshots)
             if change.change == "column_replaced":
@@ -204,7 +205,7 @@ def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Appl
 
     def take_locks() -> None:
         conn.execute(DDL_LOCK)
-        conn.execute(*merge_lock_sql(names.table_key))
+        conn.execute(*merge_lock_sql(plan.state, names.table_key))
 
     relations = [sql.Composed([t]).as_string(conn) for t in (replica, *landing, snapshots, history)]
     with_lock_timeout(conn, relations, alter, first=take_locks)

@@ -20,14 +20,14 @@ from extract.landing.staging import ensure_tables
 from extract.planning.table_plan import TablePlan
 
 _LOG_REPLACEMENT = """
-insert into _migration.merge_log (
+insert into {merge_log} (
     table_key, run_ids, rows_in_batch, rows_inserted, rows_updated, rows_unchanged, rows_deleted,
     rows_key_changed, merge_started_at
 )
 select
     %(table)s,
     array(
-        select pending.run_id from _migration.pending_runs as pending
+        select pending.run_id from {pending_runs} as pending
         where pending.table_key = %(table)s and pending.run_id < %(run)s
         union all select %(run)s order by 1
     ),
@@ -70,5 +70,7 @@ def replace_replica(conn: psycopg.Connection, plan: TablePlan, run_id: int) -> t
 
     with_lock_timeout(conn, [sql.Composed([t]).as_string(conn) for t in dropped], swap)
     ensure_tables(conn, names, plan.columns, plan.table.primary_key)
-    conn.execute(_LOG_REPLACEMENT, {"table": names.table_key, "run": run_id, "rows": rows, "replaced": replaced})
+    conn.execute(
+        plan.state.sql(_LOG_REPLACEMENT), {"table": names.table_key, "run": run_id, "rows": rows, "replaced": replaced}
+    )
     return rows, replaced

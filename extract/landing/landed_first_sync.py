@@ -14,10 +14,11 @@ from psycopg import sql
 from extract.config.naming import TargetNames
 from extract.core.quoting import ParameterSafeIdentifier
 from extract.core.sql_contract import FIRST_SYNC_RECORD, PARTITION_COLUMN, RUN_ID_COLUMN
+from extract.core.state_schema import StateSchema
 from extract.state.run_log import merge_lock_sql
 
 _RECORD = "select obj_description(to_regclass(format('%%I.%%I', %s::text, %s::text)), 'pg_class')"
-_PENDING = "select exists (select 1 from _migration.pending_runs where table_key = %s and run_id = %s)"
+_PENDING = "select exists (select 1 from {pending_runs} where table_key = %s and run_id = %s)"
 _COLUMNS = (
     "select a.attname from pg_attribute as a"
     " where a.attrelid = to_regclass(format('%%I.%%I', %s::text, %s::text)) and a.attnum > 0 and not a.attisdropped"
@@ -43,7 +44,7 @@ def landed_run(conn: psycopg.Connection, names: TargetNames) -> int | None:
     return int(record.removeprefix(FIRST_SYNC_RECORD))
 
 
-def move_to_staging(conn: psycopg.Connection, names: TargetNames) -> None:
+def move_to_staging(conn: psycopg.Connection, state: StateSchema, names: TargetNames) -> None:
     """Before another run lands: the rows of a landed first sync that no merge took yet join staging
     as that run's, and its table goes, so that the merge finds every pending run's rows in staging.
 
@@ -55,11 +56,11 @@ def move_to_staging(conn: psycopg.Connection, names: TargetNames) -> None:
     if found is None:
         return
     with conn.transaction():
-        conn.execute(*merge_lock_sql(names.table_key))
+        conn.execute(*merge_lock_sql(state, names.table_key))
         run_id = landed_run(conn, names)
         if run_id is None:
             return  # a merge took it meanwhile
-        pending = conn.execute(_PENDING, (names.table_key, run_id)).fetchone()
+        pending = conn.execute(state.sql(_PENDING), (names.table_key, run_id)).fetchone()
         if pending is not None and pending[0]:
             _copy_to_staging(conn, names, run_id)
         conn.execute(sql.SQL("drop table {}").format(sql.Identifier(names.schema, names.first_sync_table)))

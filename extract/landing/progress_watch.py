@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
 import psycopg
 
 from extract.config.urls import DatabaseUrl
+from extract.core.state_schema import StateSchema
 from extract.state.partition_log import Progress, progress
 
 #: Called from the watcher thread with its own connection each time more partitions have landed.
@@ -18,18 +20,27 @@ ProgressCallback = Callable[[psycopg.Connection, Progress], None]
 POLL_SECONDS = 0.5
 
 
+@dataclass(frozen=True)
+class RunTarget:
+    """Where a run lands: the target, the state schema whose partition log marks its partitions, the run."""
+
+    url: DatabaseUrl
+    state: StateSchema
+    run_id: int
+
+
 class ProgressWatch:
-    def __init__(self, context: Any, group: str, target: DatabaseUrl, run_id: int, on_progress: ProgressCallback):
+    def __init__(self, context: Any, group: str, target: RunTarget, on_progress: ProgressCallback):
         self.context = context
         self.group = group
         self.target = target
-        self.run_id = run_id
+        self.run_id = target.run_id
         self.on_progress = on_progress
         self.failures: list[BaseException] = []
         #: The progress last reported (or found at the start).
         self.reported: list[Progress] = []
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name=f"tidemark-watch-{run_id}", daemon=True)
+        self._thread = threading.Thread(target=self._watch, name=f"tidemark-watch-{target.run_id}", daemon=True)
 
     def __enter__(self) -> ProgressWatch:
         self._thread.start()
@@ -40,14 +51,14 @@ class ProgressWatch:
         self._thread.join()
 
     def _watch(self) -> None:
-        with psycopg.connect(self.target.libpq_url, autocommit=True) as conn:
-            self.reported.append(progress(conn, self.run_id))
+        with psycopg.connect(self.target.url.libpq_url, autocommit=True) as conn:
+            self.reported.append(progress(conn, self.target.state, self.run_id))
             while not self._stop.wait(POLL_SECONDS):
                 if self.failures:
                     # Cancelling reaches only jobs already submitted: repeat until collect() returns.
                     self.context.cancelJobGroup(self.group)
                     continue
-                current = progress(conn, self.run_id)
+                current = progress(conn, self.target.state, self.run_id)
                 if current == self.reported[-1]:
                     continue
                 self.reported.append(current)
@@ -62,7 +73,7 @@ class ProgressWatch:
         than a poll)."""
         if self.failures:
             raise self.failures[0]
-        with psycopg.connect(self.target.libpq_url, autocommit=True) as conn:
-            final = progress(conn, self.run_id)
+        with psycopg.connect(self.target.url.libpq_url, autocommit=True) as conn:
+            final = progress(conn, self.target.state, self.run_id)
             if not self.reported or final != self.reported[-1]:
                 self.on_progress(conn, final)

@@ -10,7 +10,6 @@ from psycopg import sql
 from extract.config.naming import TargetNames
 from extract.core.quoting import ParameterSafeIdentifier
 from extract.core.sql_contract import PARTITION_COLUMN, RUN_ID_COLUMN
-from extract.landing.landed_first_sync import move_to_staging
 from extract.source.dialects.postgres import PostgresDialect
 from extract.source.typemap import MappedColumn
 from extract.state.run_log import DDL_LOCK
@@ -119,50 +118,6 @@ def relax_not_null(
                 )
             )
     return relaxed
-
-
-_PENDING_RUNS = "select exists (select 1 from _migration.pending_runs where table_key = %s)"
-
-
-#: True for a staged row whose run landed and waits for a merge.
-_AWAITS_MERGE = f"s.{RUN_ID_COLUMN} in (select run_id from _migration.pending_runs)"
-
-
-def clear_staging(conn: psycopg.Connection, names: TargetNames, keep: tuple[int, Sequence[int]] = (0, ())) -> None:
-    """Drop the staging rows no merge needs: of runs already merged, and of runs that never landed
-    (failed or killed), except the landed partitions `keep[1]` of run `keep[0]`, which is resumed.
-
-    The caller holds the table's extract lock, so no other run lands rows meanwhile. Merges
-    leave their rows for this, so that a merge never pays for a large delete. The rows of a landed
-    first sync not merged yet join staging first, as the next run lands beside them.
-    """
-    move_to_staging(conn, names)
-    row = conn.execute(_PENDING_RUNS, (names.table_key,)).fetchone()
-    clear_landed_rows(conn, (names.schema, names.staging_table), bool(row and row[0]), _AWAITS_MERGE, keep)
-
-
-def clear_landed_rows(
-    conn: psycopg.Connection, table: tuple[str, str], any_waits: bool, waits: str, keep: tuple[int, Sequence[int]]
-) -> None:
-    """Delete the rows of landing table `table` (schema, name) for which the condition `waits` (SQL
-    on row `s`, no values) is false, except partitions `keep[1]` of run `keep[0]`; when no run
-    waits (`any_waits`) and none is resumed, TRUNCATE does it at once."""
-    relation = sql.Identifier(*table)
-    if not any_waits and not keep[1]:
-        conn.execute(sql.SQL("truncate {}").format(relation))
-        conn.commit()
-        return
-    if not keep[1]:  # a table without partitions (tombstones) has no partition column to test
-        conn.execute(sql.SQL("delete from {} as s where not {}").format(relation, sql.SQL(waits)))
-        conn.commit()
-        return
-    conn.execute(
-        sql.SQL("delete from {} as s where not {} and not (s.{} = %s and s.{} = any(%s))").format(
-            relation, sql.SQL(waits), sql.Identifier(RUN_ID_COLUMN), sql.Identifier(PARTITION_COLUMN)
-        ),
-        (keep[0], list(keep[1])),
-    )
-    conn.commit()
 
 
 def duplicate_key_sample(

@@ -16,14 +16,14 @@ from pyspark.sql import DataFrame
 from extract.config.urls import DatabaseUrl
 from extract.core.sql_contract import PARTITION_COLUMN, RUN_ID_COLUMN
 from extract.landing.java_errors import LandingError, java_error_line
-from extract.landing.progress_watch import ProgressCallback, ProgressWatch
+from extract.landing.progress_watch import ProgressCallback, ProgressWatch, RunTarget
 from extract.partitions.plan import Partition, Segment
 from extract.runtime.spark import SparkRuntime
 from extract.source.dialects import Dialect
 from extract.source.dialects.partition_sql import order_aliases, range_filter, segment_query
 from extract.source.jdbc import java_properties
 from extract.source.typemap import MappedColumn
-from extract.state.partition_log import MARK_LANDED_JDBC, progress
+from extract.state.partition_log import mark_landed_jdbc, progress
 
 
 @dataclass(frozen=True)
@@ -80,16 +80,15 @@ def land_partitions(
     parts: list[Segment],
     pending: list[Partition],
     columns: list[MappedColumn],
-    target: DatabaseUrl,
+    target: RunTarget,
     staging: tuple[str, str],
-    run_id: int,
     on_progress: ProgressCallback,
     *,
     tagged: bool = True,
 ) -> None:
     """Land every pending partition in parallel; re-raises what the progress callback raised."""
     frame, numbers = source.frames(parts, pending)
-    land_frame(frame, numbers, columns, target, staging, run_id, on_progress, tagged=tagged)
+    land_frame(frame, numbers, columns, target, staging, on_progress, tagged=tagged)
 
 
 def copy_statement(staging: tuple[str, str], columns: list[MappedColumn], *, tagged: bool = True) -> str:
@@ -131,9 +130,8 @@ def land_in_driver(
     parts: list[Segment],
     pending: list[Partition],
     columns: list[MappedColumn],
-    target: DatabaseUrl,
+    target: RunTarget,
     staging: tuple[str, str],
-    run_id: int,
     on_progress: ProgressCallback,
     *,
     tagged: bool = True,
@@ -146,9 +144,9 @@ def land_in_driver(
     target_types = _target_types(gateway, columns)
     source_properties = java_properties(gateway.jvm, source.url)
     source_properties.setProperty("fetchsize", str(source.fetch_rows))
-    target_properties = java_properties(gateway.jvm, target)
+    target_properties = java_properties(gateway.jvm, target.url)
     statement = copy_statement(staging, columns, tagged=tagged)
-    with psycopg.connect(target.libpq_url, autocommit=True) as conn:
+    with psycopg.connect(target.url.libpq_url, autocommit=True) as conn:
         for partition in pending:
             segment = by_name[partition.segment]
             try:
@@ -158,26 +156,25 @@ def land_in_driver(
                     source.relation(segment),
                     source.partition_filter(segment, partition),
                     target_types,
-                    target.jdbc_url,
+                    target.url.jdbc_url,
                     target_properties,
                     statement,
-                    MARK_LANDED_JDBC,
-                    run_id,
+                    mark_landed_jdbc(target.state),
+                    target.run_id,
                     tagged,
                     partition.number,
                 )
             except Py4JJavaError as exc:
                 raise _landing_error(staging, exc) from exc
-            on_progress(conn, progress(conn, run_id))
+            on_progress(conn, progress(conn, target.state, target.run_id))
 
 
 def land_frame(
     frame: DataFrame,
     partition_numbers: list[int],
     columns: list[MappedColumn],
-    target: DatabaseUrl,
+    target: RunTarget,
     staging: tuple[str, str],
-    run_id: int,
     on_progress: ProgressCallback,
     *,
     tagged: bool = True,
@@ -186,17 +183,18 @@ def land_frame(
     partition_numbers[i] of the run's plan, with COPY from the executors (extract/landing/jvm)."""
     context = frame.sparkSession.sparkContext
     gateway = _gateway(frame)
+    run_id = target.run_id
     group = f"tidemark-run-{run_id}"
     context.setJobGroup(group, f"tidemark run {run_id}: {len(partition_numbers)} partition(s)", interruptOnCancel=True)
-    with ProgressWatch(context, group, target, run_id, on_progress) as watch:
+    with ProgressWatch(context, group, target, on_progress) as watch:
         try:
             gateway.jvm.tidemark.landing.CopyLanding.land(
                 frame._jdf,
                 _target_types(gateway, columns),
-                target.jdbc_url,
-                java_properties(gateway.jvm, target),
+                target.url.jdbc_url,
+                java_properties(gateway.jvm, target.url),
                 copy_statement(staging, columns, tagged=tagged),
-                MARK_LANDED_JDBC,
+                mark_landed_jdbc(target.state),
                 run_id,
                 tagged,
                 _java_array(gateway, "int", partition_numbers),

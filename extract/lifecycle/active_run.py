@@ -13,6 +13,7 @@ import psycopg
 
 from extract.core.errors import first_line
 from extract.core.observer import Observer, PartitionLanded, Planned, Retrying
+from extract.core.state_schema import StateSchema
 from extract.landing.progress_watch import ProgressCallback
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.journal import Journal
@@ -47,18 +48,22 @@ class ActiveRun(Generic[R]):
     #: Drops the landed rows of other runs, keeping partitions keep[1] of run keep[0].
     clear: Callable[[psycopg.Connection, tuple[int, list[int]]], None]
 
+    @property
+    def state(self) -> StateSchema:
+        return self.context.settings.state_schema
+
     def plan(self, partitions: list[Partition], rows: int | None) -> None:
         """Record the partition plan, in one transaction with the checkpoint that announces it."""
         record = self.record
         record.partitions_planned, record.rows_planned = len(partitions), rows
         with self.conn.transaction():
-            record_plan(self.conn, record.run_id, partitions)
+            record_plan(self.conn, self.state, record.run_id, partitions)
             self.journal.checkpoint(self.conn, record)
         self.observer(Planned(self.table, record))
 
     def load_plan(self) -> tuple[list[Partition], set[int]]:
         """The run's partitions and those landed; other runs' rows that no merge needs are dropped."""
-        partitions, landed = load_plan(self.conn, self.record.run_id)
+        partitions, landed = load_plan(self.conn, self.state, self.record.run_id)
         self.clear(self.conn, (self.record.run_id, sorted(landed)))
         return partitions, landed
 
@@ -82,13 +87,13 @@ class ActiveRun(Generic[R]):
                 error = first_line(exc)
                 self._retrying(attempt, wait, fetch_rows, error)
                 time.sleep(wait.total_seconds())
-            landed = load_plan(self.conn, record.run_id)[1]
+            landed = load_plan(self.conn, self.state, record.run_id)[1]
             pending = [p for p in partitions if p.number not in landed]
-        self._record_progress(progress(self.conn, record.run_id))
+        self._record_progress(progress(self.conn, self.state, record.run_id))
 
     def _retrying(self, attempt: int, wait: timedelta, fetch_rows: int, error: str) -> None:
         record, attempts = self.record, self.context.settings.read_retries
-        self._record_progress(progress(self.conn, record.run_id))
+        self._record_progress(progress(self.conn, self.state, record.run_id))
         record.error_message = (
             f"retry {attempt} of {attempts} in {wait.total_seconds():g}s, {fetch_rows:,} rows a fetch, after: {error}"
         )

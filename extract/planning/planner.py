@@ -64,7 +64,10 @@ class Planner:
         """Read the definitions of the configured tables that changed since the last catalog read (all
         of them when `full`); tables are planned from it afterwards. Nothing is written until
         `record_catalog`: a pass that stops at planning leaves the state as it was."""
-        reader = CatalogReader(self.context.source, self.context.dialect, self.settings.catalog_prepone)
+        settings = self.settings
+        reader = CatalogReader(
+            self.context.source, self.context.dialect, settings.catalog_prepone, settings.state_schema
+        )
         self._close_catalog()
         self._catalog_conn = psycopg.connect(self.settings.target.libpq_url)
         try:
@@ -80,7 +83,7 @@ class Planner:
         """Write the catalog read's state, diff and marker (one transaction), and let its lock go."""
         read, outcome, conn = self.catalog, self._catalog_outcome, self._catalog_conn
         if read is not None and outcome is not None and conn is not None:
-            outcome.record(conn, read)
+            outcome.record(conn, self.settings.state_schema, read)
         self._close_catalog()
         return read
 
@@ -164,6 +167,7 @@ class Planner:
             columns=columns,
             cursor=choose_cursor(table, config, self.settings.cursor_candidates, self.context.dialect),
             names=target_names(self.settings.source, self.aliases, table.schema, table.name),
+            state=self.settings.state_schema,
         )
 
     def check_unique_values(self, plan: TablePlan) -> None:

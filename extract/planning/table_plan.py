@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
+from extract.core.state_schema import StateSchema
 from extract.source.catalog import SourceColumn, SourceTable
 from extract.source.typemap import MappedColumn
 
@@ -17,6 +18,8 @@ class TablePlan:
     columns: list[MappedColumn]
     cursor: SourceColumn | None
     names: TargetNames
+    #: The target's schema for tidemark's state, where the table's runs are logged.
+    state: StateSchema
 
     @property
     def key_columns(self) -> list[str]:

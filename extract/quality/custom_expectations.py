@@ -21,6 +21,7 @@ from great_expectations.expectations.metrics.table_metric_provider import TableM
 from great_expectations.render.components import LegacyRendererType, RenderedStringTemplateContent
 from great_expectations.render.renderer.renderer import renderer
 
+from extract.core.state_schema import DEFAULT_STATE_SCHEMA, StateSchema
 from extract.project.verify import CANONICAL_KINDS
 from extract.source.dialects.postgres import PostgresDialect
 from extract.source.dialects.postgres_canonical import canonical_text
@@ -28,12 +29,16 @@ from extract.source.dialects.postgres_canonical import canonical_text
 _TARGET = PostgresDialect()
 
 # The watermark's age: since the start of the run whose watermark is committed (as the lag metric).
-_WATERMARK_AGE = sa.text(
+_WATERMARK_AGE = (
     "select extract(epoch from clock_timestamp() - runs.started_at) "
-    "from _migration.committed_watermarks as committed "
-    "join _migration.runs as runs on committed.run_id = runs.run_id "
+    "from {committed_watermarks} as committed "
+    "join {runs} as runs on committed.run_id = runs.run_id "
     "where committed.table_key = :table_key"
 )
+
+
+def _watermark_age(state_schema: str | None) -> sa.TextClause:
+    return sa.text(StateSchema(state_schema or DEFAULT_STATE_SCHEMA).text(_WATERMARK_AGE))
 
 
 def canonical_texts(canonical_columns: list[list[Any]]) -> list[str]:
@@ -69,7 +74,7 @@ class ReplicaContentChecksum(TableMetricProvider):
 
 class CommittedWatermarkAge(TableMetricProvider):
     metric_name = "tidemark.committed_watermark_age"
-    value_keys = ("table_key",)
+    value_keys = ("table_key", "state_schema")
 
     @metric_value(engine=SqlAlchemyExecutionEngine)
     def _sqlalchemy(
@@ -81,7 +86,9 @@ class CommittedWatermarkAge(TableMetricProvider):
         runtime_configuration: dict[str, Any],
     ) -> float | None:
         row = execution_engine.execute_query(
-            _WATERMARK_AGE.bindparams(table_key=metric_value_kwargs["table_key"])
+            _watermark_age(metric_value_kwargs.get("state_schema")).bindparams(
+                table_key=metric_value_kwargs["table_key"]
+            )
         ).one_or_none()
         return None if row is None or row[0] is None else round(float(row[0]), 1)
 
@@ -138,9 +145,11 @@ class ExpectCommittedWatermarkToBeRecent(_SentenceExpectation):
 
     table_key: str
     max_age_seconds: float
+    #: The project's state schema (TIDEMARK_STATE_SCHEMA), which holds the committed watermarks.
+    state_schema: str = DEFAULT_STATE_SCHEMA
 
     metric_dependencies = ("tidemark.committed_watermark_age",)
-    success_keys = ("table_key", "max_age_seconds")
+    success_keys = ("table_key", "max_age_seconds", "state_schema")
     args_keys = ("table_key", "max_age_seconds")
     sentence = "The committed watermark must be at most $max_age_seconds seconds old."
 

@@ -51,7 +51,9 @@ def generated_expectations(plan: TablePlan, max_age_seconds: float) -> list[Expe
     elif keys:
         expectations.append(ExpectCompoundColumnsToBeUnique(column_list=keys))
     expectations.append(
-        ExpectCommittedWatermarkToBeRecent(table_key=plan.names.table_key, max_age_seconds=max_age_seconds)
+        ExpectCommittedWatermarkToBeRecent(
+            table_key=plan.names.table_key, max_age_seconds=max_age_seconds, state_schema=plan.state.name
+        )
     )
     canonical: list[list[Any]] = [[c.target_name, *kind_of(c.target_type)] for c in plan.columns]
     expectations.append(

@@ -20,9 +20,9 @@ from extract.asof.clear import clear_snapshots
 from extract.asof.file import read_snapshot_file
 from extract.asof.file_check import check_snapshot_file
 from extract.config.seeds import SyncTable
-from extract.core.errors import BatchRefused, TidemarkError
+from extract.core.errors import KEY_PLACE, BatchRefused, KeyValueRefused, TidemarkError
 from extract.core.observer import Observer
-from extract.landing.progress_watch import ProgressCallback
+from extract.landing.progress_watch import ProgressCallback, RunTarget
 from extract.landing.staging import duplicate_key_sample, ensure_snapshot_table, key_sample, rows_without_key
 from extract.landing.transfer import land_frame, land_partitions
 from extract.lifecycle.active_run import ActiveRun
@@ -69,7 +69,7 @@ class SnapshotReader(TableReader):
 
     @property
     def journal(self) -> Journal[SnapshotRecord]:
-        return SnapshotJournal()
+        return SnapshotJournal(self.state)
 
     @property
     def lock(self) -> RunLock:
@@ -106,7 +106,7 @@ class SnapshotReader(TableReader):
         )
 
     def clear(self, conn: psycopg.Connection, keep: tuple[int, list[int]]) -> None:
-        clear_snapshots(conn, self.plan.names, keep)
+        clear_snapshots(conn, self.state, self.plan.names, keep)
 
     def read(self, run: ActiveRun[SnapshotRecord]) -> None:
         if self.frame is not None:
@@ -118,11 +118,12 @@ class SnapshotReader(TableReader):
     def _read_file(self, run: ActiveRun[SnapshotRecord], frame: DataFrame) -> None:
         numbers = list(range(1, frame.rdd.getNumPartitions() + 1))
         run.plan([Partition(n, "file", None, None) for n in numbers], None)
-        target, columns, record = self.context.settings.target, self.plan.columns, run.record
+        settings, columns, record = self.context.settings, self.plan.columns, run.record
+        target = RunTarget(settings.target, settings.state_schema, record.run_id)
 
         def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
             # A file's Spark partitions are read whole again: a partition's rows land in one transaction.
-            land_frame(frame, numbers, columns, target, self.landing, record.run_id, checkpoint)
+            land_frame(frame, numbers, columns, target, self.landing, checkpoint)
 
         partitions, landed = run.load_plan()
         run.land(partitions, landed, land)
@@ -137,7 +138,8 @@ class SnapshotReader(TableReader):
             run.plan(planned, rows)
         partitions, landed = run.load_plan()
         run.record.partitions_planned = len(partitions)
-        source, target, record = context.partition_source(plan.table, plan.columns), context.settings.target, run.record
+        source, settings, record = context.partition_source(plan.table, plan.columns), context.settings, run.record
+        target = RunTarget(settings.target, settings.state_schema, record.run_id)
 
         def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
             land_partitions(
@@ -147,7 +149,6 @@ class SnapshotReader(TableReader):
                 plan.columns,
                 target,
                 self.landing,
-                record.run_id,
                 checkpoint,
             )
 
@@ -165,10 +166,10 @@ class SnapshotReader(TableReader):
             )
         duplicate = duplicate_key_sample(conn, self.landing, plan.key_columns, record.run_id)
         if duplicate is not None:
-            sample = key_sample(plan.table.primary_key, duplicate)
-            raise BatchRefused(
-                f"{self.table}: the snapshot as of {self.as_of} holds the key ({sample}) more than once; "
-                "a snapshot must hold each key once"
+            raise KeyValueRefused(
+                f"{self.table}: the snapshot as of {self.as_of} holds {KEY_PLACE} more than once; "
+                "a snapshot must hold each key once",
+                key_sample(plan.table.primary_key, duplicate),
             )
 
     def output_state(self, conn: psycopg.Connection, record: SnapshotRecord) -> StreamState:
@@ -180,7 +181,7 @@ class SnapshotReader(TableReader):
         return None  # the history model applies it at `dbt build`
 
     def discard(self, conn: psycopg.Connection, record: SnapshotRecord) -> None:
-        clear_snapshots(conn, self.plan.names)
+        clear_snapshots(conn, self.state, self.plan.names)
 
 
 class SnapshotLanding:

@@ -12,17 +12,17 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg import sql
 
-from extract.core.errors import BatchRefused
+from extract.core.errors import KEY_PLACE, KeyValueRefused
 from extract.core.observer import ClockRead, Note, Observer
 from extract.core.sql_contract import RUN_ID_COLUMN
 from extract.evolution.apply import backfill_due
 from extract.evolution.follow import prepare_tables
 from extract.evolution.full_refresh import replace_replica
+from extract.landing.clear_landed import clear_staging
 from extract.landing.first_sync import drop_first_sync_table, prepare_landing, promote
-from extract.landing.progress_watch import ProgressCallback
+from extract.landing.progress_watch import ProgressCallback, RunTarget
 from extract.landing.staging import (
     analyze_landed,
-    clear_staging,
     duplicate_key_sample,
     keep_latest_versions,
     key_sample,
@@ -56,13 +56,13 @@ class ChangedRowsReader(RunLogReader):
         self.schema_changes = prepare_tables(conn, self.plan, self.refresh, self.observer)
 
     def input_state(self, conn: psycopg.Connection) -> StreamState | None:
-        return committed_state(conn, self.table_key)
+        return committed_state(conn, self.state, self.table_key)
 
     def _watermark_used(self, conn: psycopg.Connection, state: StreamState | None) -> str | None:
         """Where this run reads from: the committed cursor value, unless every row is to be read."""
         if self._decided is not None:
             return self._decided[0]
-        backfill = backfill_due(conn, self.table_key)
+        backfill = backfill_due(conn, self.state, self.table_key)
         if backfill is not None:
             self.observer(Note(self.table, f"every row read to fill {backfill}"))
         committed = None if state is None else state.cursor_value
@@ -93,7 +93,7 @@ class ChangedRowsReader(RunLogReader):
         return record
 
     def clear(self, conn: psycopg.Connection, keep: tuple[int, list[int]]) -> None:
-        clear_staging(conn, self.plan.names, keep)
+        clear_staging(conn, self.state, self.plan.names, keep)
 
     def _plan_partitions(self, run: ActiveRun[RunRecord], parts: list[Segment]) -> None:
         """Read the clock, then cut the batch into partitions; both are recorded before any row is read."""
@@ -133,7 +133,8 @@ class ChangedRowsReader(RunLogReader):
         landing = (plan.names.schema, plan.names.first_sync_table if first_sync else plan.names.staging_table)
         lands = land_in_driver if record.landed_by == "driver" else land_partitions
         source = self.context.partition_source(plan.table, plan.columns)
-        target = self.context.settings.target
+        settings = self.context.settings
+        target = RunTarget(settings.target, settings.state_schema, record.run_id)
 
         def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
             lands(
@@ -143,7 +144,6 @@ class ChangedRowsReader(RunLogReader):
                 plan.columns,
                 target,
                 landing,
-                record.run_id,
                 checkpoint,
                 tagged=not first_sync,
             )
@@ -166,10 +166,10 @@ class ChangedRowsReader(RunLogReader):
             target = next(c.target_name for c in plan.columns if c.source.name == cursor.name)
             keep_latest_versions(conn, plan.names, plan.key_columns, target, record.run_id)
         elif duplicate is not None:
-            sample = key_sample(plan.table.primary_key, duplicate)
-            raise BatchRefused(
-                f"{plan.config.key}: the batch holds the key ({sample}) more than once; the source does not "
-                "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv"
+            raise KeyValueRefused(
+                f"{plan.config.key}: the batch holds {KEY_PLACE} more than once; the source does not "
+                "enforce this key. Fix the source or set primary_key in seeds/sync_tables.csv",
+                key_sample(plan.table.primary_key, duplicate),
             )
 
     def output_state(self, conn: psycopg.Connection, record: RunRecord) -> StreamState:
@@ -205,5 +205,5 @@ class ChangedRowsReader(RunLogReader):
             promote(conn, self.plan.names, self.plan.columns, record.run_id)
 
     def discard(self, conn: psycopg.Connection, record: RunRecord) -> None:
-        clear_staging(conn, self.plan.names)
+        clear_staging(conn, self.state, self.plan.names)
         drop_first_sync_table(conn, self.plan.names)

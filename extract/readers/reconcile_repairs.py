@@ -15,8 +15,8 @@ import psycopg
 
 from extract.core.errors import BatchRefused, TidemarkError
 from extract.core.observer import Note, Observer, silent
-from extract.core.sql_contract import RUN_ID_COLUMN
-from extract.landing.staging import analyze_landed, clear_landed_rows, clear_staging
+from extract.landing.clear_landed import awaits_merge, clear_landed_rows, clear_staging
+from extract.landing.staging import analyze_landed
 from extract.lifecycle.active_run import ActiveRun
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.reader import ReaderKind
@@ -55,7 +55,7 @@ class ReconcileReader(RunLogReader):
         refuse_pending_runs(conn, self.plan)
 
     def input_state(self, conn: psycopg.Connection) -> StreamState | None:
-        return committed_state(conn, self.table_key)
+        return committed_state(conn, self.state, self.table_key)
 
     def resume(self, conn: psycopg.Connection, killed: RunRecord, input_state: StreamState | None) -> None:
         return None  # a comparison is not resumable, and a killed reconcile's rows are never merged
@@ -77,14 +77,12 @@ class ReconcileReader(RunLogReader):
     def clear(self, conn: psycopg.Connection, keep: tuple[int, list[int]]) -> None:
         """What a killed run left: rows no merge will take (its run never landed)."""
         ensure_tombstone_table(conn, self.plan.names, self.plan.mapped_keys)
-        clear_staging(conn, self.plan.names)
+        clear_staging(conn, self.state, self.plan.names)
         self._clear_tombstones(conn)
 
     def _clear_tombstones(self, conn: psycopg.Connection) -> None:
         table = (self.plan.names.schema, self.plan.names.tombstone_table)
-        clear_landed_rows(
-            conn, table, True, f"s.{RUN_ID_COLUMN} in (select run_id from _migration.pending_runs)", (0, ())
-        )
+        clear_landed_rows(conn, table, True, awaits_merge(self.state), (0, ()))
 
     def read(self, run: ActiveRun[RunRecord]) -> None:
         context, plan, options, conn, record = self.context, self.plan, self.options, run.conn, run.record
@@ -182,7 +180,7 @@ class ReconcileReader(RunLogReader):
         return None  # the next merge applies the repairs
 
     def discard(self, conn: psycopg.Connection, record: RunRecord) -> None:
-        clear_staging(conn, self.plan.names)
+        clear_staging(conn, self.state, self.plan.names)
         self._clear_tombstones(conn)
 
 

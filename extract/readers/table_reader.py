@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from extract.core.state_schema import StateSchema
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.journal import Journal, RunLogJournal
 from extract.lifecycle.reader import RunLock
@@ -23,6 +24,10 @@ class TableReader:
         return self.plan.config.key
 
     @property
+    def state(self) -> StateSchema:
+        return self.context.settings.state_schema
+
+    @property
     def table_key(self) -> str:
         return self.plan.names.table_key
 
@@ -31,7 +36,7 @@ class TableReader:
 class RunLogReader(TableReader):
     @property
     def journal(self) -> Journal[RunRecord]:
-        return RunLogJournal()
+        return RunLogJournal(self.state)
 
     @property
     def lock(self) -> RunLock:

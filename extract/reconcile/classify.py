@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from extract.core.errors import BatchRefused, LogicalError
+from extract.core.errors import KEY_PLACE, KeyValueRefused, LogicalError
 from extract.reconcile.tree import Bisection, Figures, Node
 
 #: Pairs as both sides return them: key text, key hash, row hash, then the side's extra columns.
@@ -71,7 +71,9 @@ def _keyed(pairs: Sequence[Pair], side: str) -> dict[str, Pair]:
     for pair in pairs:
         key = str(pair[0])
         if key in keyed:
-            raise BatchRefused(f"the {side} holds the key {key!r} more than once; the source does not enforce it")
+            raise KeyValueRefused(
+                f"the {side} holds {KEY_PLACE} more than once; the source does not enforce it", repr(key)
+            )
         keyed[key] = pair
     return keyed
 

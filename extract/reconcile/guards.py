@@ -9,6 +9,7 @@ import psycopg
 
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import BatchRefused
+from extract.core.state_schema import StateSchema
 from extract.planning.table_plan import TablePlan
 from extract.source.dialects.postgres import PostgresDialect
 
@@ -17,7 +18,8 @@ _TARGET = PostgresDialect()
 
 def refuse_pending_runs(conn: psycopg.Connection, plan: TablePlan) -> None:
     rows = conn.execute(
-        "select run_id from _migration.pending_runs where table_key = %s order by run_id", (plan.names.table_key,)
+        plan.state.sql("select run_id from {pending_runs} where table_key = %s order by run_id"),
+        (plan.names.table_key,),
     ).fetchall()
     conn.commit()
     if rows:
@@ -28,14 +30,13 @@ def refuse_pending_runs(conn: psycopg.Connection, plan: TablePlan) -> None:
         )
 
 
-def tables_with_pending_runs(target: DatabaseUrl, table_keys: Sequence[str]) -> bool:
+def tables_with_pending_runs(target: DatabaseUrl, state: StateSchema, table_keys: Sequence[str]) -> bool:
     """Whether some of the tables have runs waiting for a merge."""
     with psycopg.connect(target.libpq_url, autocommit=True) as conn:
-        row = conn.execute("select to_regclass('_migration.pending_runs') is not null").fetchone()
-        if not row or not row[0]:
+        if not state.has(conn, "pending_runs"):
             return False
         found = conn.execute(
-            "select exists (select 1 from _migration.pending_runs where table_key = any(%s))", (list(table_keys),)
+            state.sql("select exists (select 1 from {pending_runs} where table_key = any(%s))"), (list(table_keys),)
         ).fetchone()
     return bool(found and found[0])
 

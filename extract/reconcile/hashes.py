@@ -47,7 +47,9 @@ def row_hashes(dialect: Dialect, plan: TablePlan, qualifier: str = "") -> RowHas
     for column in plan.columns:
         kind, length = kind_of(column.target_type)
         source_text = dialect.canonical_text(column.source, kind, length)
-        replica_text = canonical.stored_canonical_text(qualifier + _TARGET.quote(column.target_name), kind, length)
+        replica_text = canonical.stored_canonical_text(
+            plan.state, qualifier + _TARGET.quote(column.target_name), kind, length
+        )
         # A modify id changes with every update of its row: with the key, it stands for the whole row.
         if modify_id is None or column.source.name == modify_id:
             source_texts.append(source_text)
@@ -60,8 +62,8 @@ def row_hashes(dialect: Dialect, plan: TablePlan, qualifier: str = "") -> RowHas
     return RowHashes(
         source_key=dialect.hash_bits(source_key_text, 60),
         source_row=dialect.hash_bits(dialect.row_text(source_texts), 64),
-        replica_key=canonical.stored_hash_bits(replica_key_text, 60),
-        replica_row=canonical.stored_hash_bits(canonical.stored_row_text(replica_texts), 64),
+        replica_key=canonical.stored_hash_bits(plan.state, replica_key_text, 60),
+        replica_row=canonical.stored_hash_bits(plan.state, canonical.stored_row_text(replica_texts), 64),
         source_key_text=source_key_text,
         replica_key_text=replica_key_text,
     )

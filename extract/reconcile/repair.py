@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import psycopg
 from psycopg import sql
 
-from extract.core.errors import LogicalError
+from extract.core.errors import KEY_PLACE, KeyValueRefused
 from extract.core.sql_contract import RUN_ID_COLUMN
-from extract.landing.progress_watch import ProgressCallback
+from extract.landing.progress_watch import ProgressCallback, RunTarget
 from extract.landing.transfer import land_in_driver, land_partitions
 from extract.lifecycle.active_run import ActiveRun
 from extract.lifecycle.context import RunContext
@@ -57,10 +57,11 @@ def land_upserts(run: ActiveRun[RunRecord], plan: TablePlan, repairs: Repairs) -
     run.plan(partitions, len(keys))
     lands = land_in_driver if record.landed_by == "driver" else land_partitions
     staging = (plan.names.schema, plan.names.staging_table)
-    source, target = context.partition_source(plan.table, plan.columns), context.settings.target
+    source, settings = context.partition_source(plan.table, plan.columns), context.settings
+    target = RunTarget(settings.target, settings.state_schema, record.run_id)
 
     def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
-        lands(source.fetching(fetch_rows), parts, pending, plan.columns, target, staging, record.run_id, checkpoint)
+        lands(source.fetching(fetch_rows), parts, pending, plan.columns, target, staging, checkpoint)
 
     run.land(partitions, set(), land)
     return record.rows_landed or 0
@@ -96,9 +97,10 @@ def recheck(
     compared = {str(p[0]): str(p[2]) for p in source if str(p[0]) in repairs.upserts}
     differ = [key for key, row_hash in landed.items() if compared.get(key) != row_hash]
     if differ:
-        raise LogicalError(
-            f"bisection completeness: {len(differ)} re-read row(s) do not hash as the rows compared (key "
-            f"{differ[0]!r}): the source changed while it was reconciled, or the two databases write a value "
-            "of this row differently; nothing was applied, run the reconcile again"
+        raise KeyValueRefused(
+            f"LOGICAL ERROR: bisection completeness: {len(differ)} re-read row(s) do not hash as the rows compared "
+            f"({KEY_PLACE} among them): the source changed while it was reconciled, or the two databases write "
+            "a value of this row differently; nothing was applied, run the reconcile again",
+            repr(differ[0]),
         )
     return len(set(repairs.upserts) - set(landed))

@@ -29,17 +29,22 @@ class ReconcileResult:
     rows_landed: int = 0
     ranges_compared: int = 0
     levels: int = 0
-    samples: dict[str, list[str]] = field(default_factory=dict)
+    #: Some keys of each kind of repair; withheld (how many, as text) unless --verbose.
+    samples: dict[str, list[str] | str] = field(default_factory=dict)
     input_state: dict[str, object] | None = None
     output_state: dict[str, object] | None = None
 
     def fill(self, repairs: Repairs) -> None:
         self.inserted, self.updated, self.deleted = repairs.inserted, repairs.changed, len(repairs.tombstones)
-        self.left_to_sync, self.unsettled_ranges, self.samples = (
-            repairs.left_to_sync,
-            repairs.unsettled,
-            repairs.samples,
-        )
+        self.left_to_sync, self.unsettled_ranges = repairs.left_to_sync, repairs.unsettled
+        self.samples = {kind: keys for kind, keys in repairs.samples.items()}
+
+    def withhold_keys(self) -> None:
+        """Key values reach the console only with --verbose: without it, each kind's sample says how many."""
+        self.samples = {
+            kind: keys if isinstance(keys, str) else f"{len(keys)} key(s): --verbose shows them"
+            for kind, keys in self.samples.items()
+        }
 
 
 def summary(result: ReconcileResult) -> str:

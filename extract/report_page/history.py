@@ -9,6 +9,8 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from extract.core.state_schema import StateSchema
+
 _RUNS = """
 select
     source_schema || '.' || source_table as "table",
@@ -21,7 +23,7 @@ select
     extract(epoch from merged_at - merge_started_at) as merge_seconds,
     extract(epoch from merged_at - started_at) as lag_seconds,
     error_message
-from _migration.run_history
+from {run_history}
 where started_at >= clock_timestamp() - make_interval(days => %s)
 order by run_id
 """
@@ -35,11 +37,10 @@ def _plain(value: object) -> object:
     return value
 
 
-def run_history(conn: psycopg.Connection[Any], days: int) -> list[dict[str, object]]:
+def run_history(conn: psycopg.Connection[Any], state: StateSchema, days: int) -> list[dict[str, object]]:
     """Every run of the last `days` days, oldest first, as JSON values (none before the first run)."""
-    found = conn.execute("select to_regclass('_migration.run_history') is not null").fetchone()
-    if not found or not found[0]:
+    if not state.has(conn, "run_history"):
         return []
     with conn.cursor(row_factory=dict_row) as cursor:
-        rows = cursor.execute(_RUNS, (days,)).fetchall()
+        rows = cursor.execute(state.sql(_RUNS), (days,)).fetchall()
     return [{key: _plain(value) for key, value in row.items()} for row in rows]

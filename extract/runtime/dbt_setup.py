@@ -5,7 +5,7 @@ from __future__ import annotations
 from extract.config.dbt_profile import check_profile
 from extract.config.environment import hand_on
 from extract.config.lock_settings import dbt_lock_env
-from extract.config.settings import Settings, dbt_profile_env
+from extract.config.settings import Settings, dbt_profile_env, dbt_state_env
 from extract.runtime.dbt import InProcessDbt
 
 
@@ -15,6 +15,12 @@ def in_process_dbt(dbt_args: list[str] | None, settings: Settings) -> InProcessD
     builds in another database is refused here, before anything lands."""
     if dbt_args is None:
         return None
-    hand_on({**dbt_profile_env(settings.target), **dbt_lock_env(settings.lock)})
+    hand_on(
+        {
+            **dbt_profile_env(settings.target),
+            **dbt_lock_env(settings.lock),
+            **dbt_state_env(settings.state_schema, settings.state_key),
+        }
+    )
     check_profile(settings.project_dir, settings.target)
     return InProcessDbt(dbt_args, settings.project_dir)

@@ -13,6 +13,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from extract.core.errors import TidemarkError
+from extract.core.state_schema import StateSchema
 from extract.state.registry import RegistryEntry, entry
 from extract.state.run_log import try_extract_lock
 
@@ -28,11 +29,11 @@ class Change:
     expect_version: int | None = None
 
 
-def _refuse_busy(conn: psycopg.Connection, table_key: str, name: str) -> None:
-    if not try_extract_lock(conn, table_key):
+def _refuse_busy(conn: psycopg.Connection, state: StateSchema, table_key: str, name: str) -> None:
+    if not try_extract_lock(conn, state, table_key):
         raise TidemarkError(f"a sync or reconcile of {name} is running; change its state when it ends")
     row = conn.execute(
-        "select string_agg(run_id::text, ', ' order by run_id) from _migration.pending_runs where table_key = %s",
+        state.sql("select string_agg(run_id::text, ', ' order by run_id) from {pending_runs} where table_key = %s"),
         (table_key,),
     ).fetchone()
     if row is not None and row[0]:
@@ -42,13 +43,15 @@ def _refuse_busy(conn: psycopg.Connection, table_key: str, name: str) -> None:
         )
 
 
-def apply_change(conn: psycopg.Connection, change: Change, name: str) -> tuple[RegistryEntry, RegistryEntry]:
+def apply_change(
+    conn: psycopg.Connection, state: StateSchema, change: Change, name: str
+) -> tuple[RegistryEntry, RegistryEntry]:
     """Make `change` (one transaction, with its audit row); returns the entry before and after. The run
     that committed the state before stays named: the audit row says the change was made by hand."""
     try:
-        _refuse_busy(conn, change.table_key, name)
+        _refuse_busy(conn, state, change.table_key, name)
         with conn.transaction():
-            before = entry(conn, change.table_key, for_update=True)
+            before = entry(conn, state, change.table_key, for_update=True)
             if before is None:
                 raise TidemarkError(f"{name} has no committed state yet: sync it (and dbt build) first")
             if change.expect_version is not None and before.version != change.expect_version:
@@ -57,42 +60,46 @@ def apply_change(conn: psycopg.Connection, change: Change, name: str) -> tuple[R
                     "a run committed meanwhile; look again (state show) and repeat the change"
                 )
             conn.execute(
-                "update _migration.stream_state set cursor_value = %s, version = version + 1,"
-                " updated_at = clock_timestamp() where table_key = %s and version = %s",
+                state.sql(
+                    "update {stream_state} set cursor_value = %s, version = version + 1,"
+                    " updated_at = clock_timestamp() where table_key = %s and version = %s"
+                ),
                 (change.cursor_value, change.table_key, before.version),
             )
-            after = entry(conn, change.table_key)
+            after = entry(conn, state, change.table_key)
             assert after is not None
-            _audit(conn, before, after, change.reason)
+            _audit(conn, state, before, after, change.reason)
     finally:
         conn.execute("select pg_advisory_unlock_all()")
     return before, after
 
 
-def import_entries(conn: psycopg.Connection, streams: list[RegistryEntry]) -> list[RegistryEntry]:
+def import_entries(conn: psycopg.Connection, state: StateSchema, streams: list[RegistryEntry]) -> list[RegistryEntry]:
     """Streams' states from another target's export, all or none: refused when this target has state for
     one of them, or a sync of one runs or waits for a merge."""
     imported: list[RegistryEntry] = []
     try:
         for stream in streams:
-            _refuse_busy(conn, stream.table_key, stream.table_key)
+            _refuse_busy(conn, state, stream.table_key, stream.table_key)
         with conn.transaction():
             for stream in streams:
-                imported.append(_import_entry(conn, stream))
+                imported.append(_import_entry(conn, state, stream))
     finally:
         conn.execute("select pg_advisory_unlock_all()")
     return imported
 
 
-def _import_entry(conn: psycopg.Connection, stream: RegistryEntry) -> RegistryEntry:
-    if entry(conn, stream.table_key, for_update=True) is not None:
+def _import_entry(conn: psycopg.Connection, state: StateSchema, stream: RegistryEntry) -> RegistryEntry:
+    if entry(conn, state, stream.table_key, for_update=True) is not None:
         raise TidemarkError(
             f"{stream.table_key} has state in this target already: import goes into a target without it"
         )
     conn.execute(
-        "insert into _migration.stream_state"
-        " (table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted)"
-        " values (%s, %s, %s, %s, %s, null, %s)",
+        state.sql(
+            "insert into {stream_state}"
+            " (table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted)"
+            " values (%s, %s, %s, %s, %s, null, %s)"
+        ),
         (
             stream.table_key,
             stream.reader,
@@ -102,16 +109,19 @@ def _import_entry(conn: psycopg.Connection, stream: RegistryEntry) -> RegistryEn
             stream.records_emitted,
         ),
     )
-    after = entry(conn, stream.table_key)
+    after = entry(conn, state, stream.table_key)
     assert after is not None
-    _audit(conn, None, after, f"imported at version {stream.version}")
+    _audit(conn, state, None, after, f"imported at version {stream.version}")
     return after
 
 
-def _audit(conn: psycopg.Connection, before: RegistryEntry | None, after: RegistryEntry, reason: str) -> None:
+def _audit(
+    conn: psycopg.Connection, state: StateSchema, before: RegistryEntry | None, after: RegistryEntry, reason: str
+) -> None:
     conn.execute(
-        "insert into _migration.state_audit (table_key, version, old_state, new_state, reason)"
-        " values (%s, %s, %s, %s, %s)",
+        state.sql(
+            "insert into {state_audit} (table_key, version, old_state, new_state, reason) values (%s, %s, %s, %s, %s)"
+        ),
         (
             after.table_key,
             after.version,

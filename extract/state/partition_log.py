@@ -1,4 +1,7 @@
-"""The partition plan of a run in _migration.partition_log: written before reading, ticked off as each lands."""
+"""The partition plan of a run in the state schema's partition_log: written before reading, ticked off as each lands.
+
+Its positions are key values: stored through tidemark_protect (encrypted in a protected schema, see
+extract/state/protection.py), read through tidemark_reveal."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from dataclasses import dataclass
 
 import psycopg
 
+from extract.core.state_schema import StateSchema
 from extract.partitions.plan import Partition
 
 
@@ -26,21 +30,25 @@ def _values(text: str | None) -> tuple[str, ...] | None:
     return None if text is None else tuple(str(v) for v in json.loads(text))
 
 
-def record_plan(conn: psycopg.Connection, run_id: int, partitions: list[Partition]) -> None:
+def record_plan(conn: psycopg.Connection, state: StateSchema, run_id: int, partitions: list[Partition]) -> None:
     """Insert the plan; the caller commits it together with the run event that announces it."""
     with conn.cursor() as cursor:
         cursor.executemany(
-            "insert into _migration.partition_log (run_id, partition_no, segment, start_position, end_position)"
-            " values (%s, %s, %s, %s, %s)",
+            state.sql(
+                "insert into {partition_log} (run_id, partition_no, segment, start_position, end_position)"
+                " values (%s, %s, %s, {tidemark_protect}(%s), {tidemark_protect}(%s))"
+            ),
             [(run_id, p.number, p.segment, _position(p.start), _position(p.end)) for p in partitions],
         )
 
 
-def load_plan(conn: psycopg.Connection, run_id: int) -> tuple[list[Partition], set[int]]:
+def load_plan(conn: psycopg.Connection, state: StateSchema, run_id: int) -> tuple[list[Partition], set[int]]:
     """A run's partitions in order, and the numbers of those that landed."""
     rows = conn.execute(
-        "select partition_no, segment, start_position, end_position, landed_at is not null"
-        " from _migration.partition_log where run_id = %s order by partition_no",
+        state.sql(
+            "select partition_no, segment, {tidemark_reveal}(start_position), {tidemark_reveal}(end_position),"
+            " landed_at is not null from {partition_log} where run_id = %s order by partition_no"
+        ),
         (run_id,),
     ).fetchall()
     conn.commit()
@@ -48,10 +56,12 @@ def load_plan(conn: psycopg.Connection, run_id: int) -> tuple[list[Partition], s
     return partitions, {r[0] for r in rows if r[4]}
 
 
-def progress(conn: psycopg.Connection, run_id: int) -> Progress:
+def progress(conn: psycopg.Connection, state: StateSchema, run_id: int) -> Progress:
     rows = conn.execute(
-        "select partition_no, segment, end_position, rows_landed, landed_at is not null"
-        " from _migration.partition_log where run_id = %s order by partition_no",
+        state.sql(
+            "select partition_no, segment, {tidemark_reveal}(end_position), rows_landed, landed_at is not null"
+            " from {partition_log} where run_id = %s order by partition_no"
+        ),
         (run_id,),
     ).fetchall()
     conn.commit()
@@ -65,8 +75,9 @@ def progress(conn: psycopg.Connection, run_id: int) -> Progress:
     return Progress(len(landed), sum(int(r[3] or 0) for r in landed), prefix_end)
 
 
-#: Run by the landing task (JDBC) in the transaction of its COPY: parameters rows, run id, partition.
-MARK_LANDED_JDBC = (
-    "update _migration.partition_log set rows_landed = ?, landed_at = clock_timestamp()"
-    " where run_id = ? and partition_no = ? and landed_at is null"
-)
+def mark_landed_jdbc(state: StateSchema) -> str:
+    """Run by the landing task (JDBC) in the transaction of its COPY: parameters rows, run id, partition."""
+    return state.text(
+        "update {partition_log} set rows_landed = ?, landed_at = clock_timestamp()"
+        " where run_id = ? and partition_no = ? and landed_at is null"
+    )

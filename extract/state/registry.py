@@ -1,8 +1,8 @@
-"""The state registry (_migration.stream_state): per stream, the state its merges committed.
+"""The state registry (the state schema's stream_state): per stream, the state its merges committed.
 
 A merge writes it, in its own transaction, through the trigger on merge_log (extract/state/schema.sql);
 `tidemark state` reads it and changes it by hand (extract/state/manual.py). Every change is in
-_migration.state_audit.
+the schema's state_audit.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 
+from extract.core.state_schema import StateSchema
 from extract.state.contract import StreamState
 
 _COLUMNS = "table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted, updated_at"
@@ -46,21 +47,23 @@ class RegistryEntry:
         }
 
 
-def entry(conn: psycopg.Connection, table_key: str, *, for_update: bool = False) -> RegistryEntry | None:
+def entry(
+    conn: psycopg.Connection, state: StateSchema, table_key: str, *, for_update: bool = False
+) -> RegistryEntry | None:
     lock = " for update" if for_update else ""
     row = conn.execute(
-        f"select {_COLUMNS} from _migration.stream_state where table_key = %s{lock}", (table_key,)
+        state.sql(f"select {_COLUMNS} from {{stream_state}} where table_key = %s{lock}"), (table_key,)
     ).fetchone()
     return None if row is None else RegistryEntry(*row)
 
 
-def entries(conn: psycopg.Connection) -> list[RegistryEntry]:
-    rows = conn.execute(f"select {_COLUMNS} from _migration.stream_state order by table_key").fetchall()
+def entries(conn: psycopg.Connection, state: StateSchema) -> list[RegistryEntry]:
+    rows = conn.execute(state.sql(f"select {_COLUMNS} from {{stream_state}} order by table_key")).fetchall()
     return [RegistryEntry(*row) for row in rows]
 
 
-def committed_state(conn: psycopg.Connection, table_key: str) -> StreamState | None:
+def committed_state(conn: psycopg.Connection, state: StateSchema, table_key: str) -> StreamState | None:
     """The stream's input state for its next run: None when nothing was committed yet."""
-    found = entry(conn, table_key)
+    found = entry(conn, state, table_key)
     conn.commit()
     return None if found is None else found.state

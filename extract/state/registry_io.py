@@ -10,19 +10,22 @@ from typing import Any
 import psycopg
 
 from extract.core.errors import TidemarkError
+from extract.core.state_schema import StateSchema
 from extract.state.registry import RegistryEntry
 
 #: The export's format, checked on import.
 EXPORT_FORMAT = "tidemark state 1"
 
 
-def resolve_stream(conn: psycopg.Connection, name: str, named_key: str | None) -> str:
+def resolve_stream(conn: psycopg.Connection, state: StateSchema, name: str, named_key: str | None) -> str:
     """The table key of `name`: a replica's (schema.table), or a source table's (SCHEMA.TABLE, any case),
     as its runs recorded it or as `named_key` (the replica the project's settings name for it) is."""
     row = conn.execute(
-        "select table_key from _migration.stream_state where table_key = %s or table_key = %s"
-        " union all (select distinct table_key from _migration.run_log"
-        " where lower(source_schema || '.' || source_table) = lower(%s))",
+        state.sql(
+            "select table_key from {stream_state} where table_key = %s or table_key = %s"
+            " union all (select distinct table_key from {run_log}"
+            " where lower(source_schema || '.' || source_table) = lower(%s))"
+        ),
         (name, named_key, name),
     ).fetchall()
     keys = sorted({str(r[0]) for r in row})
@@ -33,21 +36,25 @@ def resolve_stream(conn: psycopg.Connection, name: str, named_key: str | None) -
     return keys[0]
 
 
-def audit_rows(conn: psycopg.Connection, table_key: str) -> list[dict[str, Any]]:
+def audit_rows(conn: psycopg.Connection, state: StateSchema, table_key: str) -> list[dict[str, Any]]:
     rows = conn.execute(
-        "select version, old_state ->> 'cursor_value', new_state ->> 'cursor_value', reason, run_id, changed_by,"
-        " changed_at from _migration.state_audit where table_key = %s order by audit_id",
+        state.sql(
+            "select version, old_state ->> 'cursor_value', new_state ->> 'cursor_value', reason, run_id, changed_by,"
+            " changed_at from {state_audit} where table_key = %s order by audit_id"
+        ),
         (table_key,),
     ).fetchall()
     names = ("version", "old_cursor", "new_cursor", "reason", "run_id", "changed_by", "changed_at")
     return [dict(zip(names, (*r[:6], r[6].isoformat()), strict=True)) for r in rows]
 
 
-def latest_states(conn: psycopg.Connection, table_key: str) -> dict[str, Any]:
+def latest_states(conn: psycopg.Connection, state: StateSchema, table_key: str) -> dict[str, Any]:
     """The input and output state of the stream's latest run (seed 001's contract)."""
     row = conn.execute(
-        "select run_id, status, input_state, output_state from _migration.runs where table_key = %s"
-        " order by run_id desc limit 1",
+        state.sql(
+            "select run_id, status, input_state, output_state from {runs} where table_key = %s"
+            " order by run_id desc limit 1"
+        ),
         (table_key,),
     ).fetchone()
     if row is None:

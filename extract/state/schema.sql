@@ -1,8 +1,8 @@
 -- The state schema in the target, created (idempotently) by every extract run.
-create schema if not exists _migration;
-revoke all on schema _migration from public;
-create sequence if not exists _migration.run_id_seq;
-create table if not exists _migration.run_log (
+create schema if not exists {state};
+revoke all on schema {state} from public;
+create sequence if not exists {state}.run_id_seq;
+create table if not exists {state}.run_log (
     event_id bigserial primary key,
     run_id bigint not null,
     table_key text not null,
@@ -28,28 +28,28 @@ do $$
 begin
     if exists (
         select 1 from information_schema.columns
-        where table_schema = '_migration' and table_name = 'run_log' and column_name = 'last_pk_synced'
+        where table_schema = {state_name} and table_name = 'run_log' and column_name = 'last_pk_synced'
     ) then
-        alter table _migration.run_log rename column last_pk_synced to partition_positions;
+        alter table {state}.run_log rename column last_pk_synced to partition_positions;
     end if;
 end
 $$;
-alter table _migration.run_log add column if not exists partition_positions text;
-alter table _migration.run_log add column if not exists partitions_planned integer;
-alter table _migration.run_log add column if not exists partitions_landed integer;
-alter table _migration.run_log add column if not exists rows_planned bigint;
+alter table {state}.run_log add column if not exists partition_positions text;
+alter table {state}.run_log add column if not exists partitions_planned integer;
+alter table {state}.run_log add column if not exists partitions_landed integer;
+alter table {state}.run_log add column if not exists rows_planned bigint;
 -- 'spark' (partitions read in parallel by Spark) or 'driver' (a small batch, from the driver's JVM).
-alter table _migration.run_log add column if not exists landed_by text;
-create index if not exists run_log_table_key on _migration.run_log (table_key, run_id);
+alter table {state}.run_log add column if not exists landed_by text;
+create index if not exists run_log_table_key on {state}.run_log (table_key, run_id);
 -- A reconcile is a run of its own kind; one that found nothing to repair ends 'exact', a dry
 -- run 'reported': neither leaves anything for a merge.
-alter table _migration.run_log drop constraint if exists run_log_migration_type_check;
-alter table _migration.run_log add constraint run_log_migration_type_check
+alter table {state}.run_log drop constraint if exists run_log_migration_type_check;
+alter table {state}.run_log add constraint run_log_migration_type_check
 check (migration_type in ('full', 'incremental', 'reconcile'));
-alter table _migration.run_log drop constraint if exists run_log_status_check;
-alter table _migration.run_log add constraint run_log_status_check
+alter table {state}.run_log drop constraint if exists run_log_status_check;
+alter table {state}.run_log add constraint run_log_status_check
 check (status in ('running', 'landed', 'failed', 'exact', 'reported'));
-create table if not exists _migration.merge_log (
+create table if not exists {state}.merge_log (
     merge_id bigserial primary key,
     table_key text not null,
     run_ids bigint [] not null,
@@ -62,18 +62,18 @@ create table if not exists _migration.merge_log (
     merged_at timestamptz not null default clock_timestamp()
 );
 -- Rows whose key changed in the source and moved with it (a seed's record_id recognises them).
-alter table _migration.merge_log add column if not exists rows_key_changed bigint not null default 0;
-create index if not exists merge_log_table_key on _migration.merge_log (table_key);
+alter table {state}.merge_log add column if not exists rows_key_changed bigint not null default 0;
+create index if not exists merge_log_table_key on {state}.merge_log (table_key);
 -- Seed 001's contract on each run: the state it read from and, once landed, the state its merge commits.
-alter table _migration.run_log add column if not exists input_state jsonb;
-alter table _migration.run_log add column if not exists output_state jsonb;
-alter table _migration.run_log add column if not exists replaces_replica boolean;
+alter table {state}.run_log add column if not exists input_state jsonb;
+alter table {state}.run_log add column if not exists output_state jsonb;
+alter table {state}.run_log add column if not exists replaces_replica boolean;
 
 -- The state registry: per stream (replica), the state its merges committed, one version more at
 -- every change. The merge's own transaction writes it (the trigger on merge_log below), so a run's
 -- state is committed exactly when its rows are; `tidemark state` changes it by hand, compare-and-swap
 -- on the version. cursor_value is what the next run reads changes since; NULL: it reads everything.
-create table if not exists _migration.stream_state (
+create table if not exists {state}.stream_state (
     table_key text primary key,
     reader text not null,
     cursor_field text,
@@ -85,7 +85,7 @@ create table if not exists _migration.stream_state (
 );
 -- Every change of the registry: both states, the version it made, and why (a merge, or a manual
 -- change by the role that made it).
-create table if not exists _migration.state_audit (
+create table if not exists {state}.state_audit (
     audit_id bigserial primary key,
     table_key text not null,
     version integer not null,
@@ -96,11 +96,11 @@ create table if not exists _migration.state_audit (
     changed_by text not null default current_user,
     changed_at timestamptz not null default clock_timestamp()
 );
-create index if not exists state_audit_table_key on _migration.state_audit (table_key, version);
+create index if not exists state_audit_table_key on {state}.state_audit (table_key, version);
 
 -- Which reader a committed state is for: a table without a cursor is read whole; a modify id is '0x'
 -- and 16 hex digits; any other cursor value is a clock reading.
-create or replace function _migration.tidemark_reader_kind(cursor_column text, cursor_value text) returns text
+create or replace function {state}.tidemark_reader_kind(cursor_column text, cursor_value text) returns text
 language sql immutable
 as $$
     select case
@@ -110,7 +110,7 @@ as $$
     end
 $$;
 
-create or replace function _migration.tidemark_state_json(state _migration.stream_state) returns jsonb
+create or replace function {state}.tidemark_state_json(state {state}.stream_state) returns jsonb
 language sql stable
 as $$
     select jsonb_build_object(
@@ -121,27 +121,27 @@ as $$
 $$;
 
 -- A merge commits the state of the latest run it merged that read the source's clock or modify id.
-create or replace function _migration.tidemark_commit_stream_state() returns trigger
+create or replace function {state}.tidemark_commit_stream_state() returns trigger
 language plpgsql
 as $$
 declare
     committing record;
-    before _migration.stream_state;
-    after _migration.stream_state;
+    before {state}.stream_state;
+    after {state}.stream_state;
 begin
     select landed.run_id, landed.cursor_column, landed.watermark_candidate, landed.rows_landed
     into committing
-    from _migration.run_log as landed
+    from {state}.run_log as landed
     where landed.run_id = any(new.run_ids) and landed.status = 'landed' and landed.watermark_candidate <> ''
     order by landed.run_id desc
     limit 1;
     if not found then
         return null;
     end if;
-    select * into before from _migration.stream_state where table_key = new.table_key for update;
+    select * into before from {state}.stream_state where table_key = new.table_key for update;
     after := (
         new.table_key,
-        _migration.tidemark_reader_kind(committing.cursor_column, committing.watermark_candidate),
+        {state}.tidemark_reader_kind(committing.cursor_column, committing.watermark_candidate),
         committing.cursor_column,
         committing.watermark_candidate,
         coalesce(before.version, 0) + 1,
@@ -149,55 +149,55 @@ begin
         committing.rows_landed,
         clock_timestamp()
     );
-    insert into _migration.stream_state values (after.*)
+    insert into {state}.stream_state values (after.*)
     on conflict (table_key) do update set
         reader = excluded.reader, cursor_field = excluded.cursor_field, cursor_value = excluded.cursor_value,
         version = excluded.version, run_id = excluded.run_id, records_emitted = excluded.records_emitted,
         updated_at = excluded.updated_at;
-    insert into _migration.state_audit (table_key, version, old_state, new_state, reason, run_id)
+    insert into {state}.state_audit (table_key, version, old_state, new_state, reason, run_id)
     values (
         new.table_key, after.version,
-        case when before.table_key is null then null else _migration.tidemark_state_json(before) end,
-        _migration.tidemark_state_json(after), 'run ' || committing.run_id || ' merged', committing.run_id
+        case when before.table_key is null then null else {state}.tidemark_state_json(before) end,
+        {state}.tidemark_state_json(after), 'run ' || committing.run_id || ' merged', committing.run_id
     );
     return null;
 end
 $$;
 
-drop trigger if exists commit_stream_state on _migration.merge_log;
-create trigger commit_stream_state after insert on _migration.merge_log
-for each row execute function _migration.tidemark_commit_stream_state();
+drop trigger if exists commit_stream_state on {state}.merge_log;
+create trigger commit_stream_state after insert on {state}.merge_log
+for each row execute function {state}.tidemark_commit_stream_state();
 
 -- A state schema from before the registry: each table's state as its merges committed it.
-insert into _migration.stream_state (table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted)
+insert into {state}.stream_state (table_key, reader, cursor_field, cursor_value, version, run_id, records_emitted)
 select distinct on (merged.table_key)
     merged.table_key,
-    _migration.tidemark_reader_kind(landed.cursor_column, landed.watermark_candidate),
+    {state}.tidemark_reader_kind(landed.cursor_column, landed.watermark_candidate),
     landed.cursor_column,
     landed.watermark_candidate,
     1,
     landed.run_id,
     landed.rows_landed
-from _migration.merge_log as merged
-inner join _migration.run_log as landed
+from {state}.merge_log as merged
+inner join {state}.run_log as landed
     on landed.run_id = any(merged.run_ids) and landed.status = 'landed' and landed.watermark_candidate <> ''
 order by merged.table_key asc, landed.run_id desc
 on conflict (table_key) do nothing;
-insert into _migration.state_audit (table_key, version, new_state, reason, run_id)
-select state.table_key, state.version, _migration.tidemark_state_json(state), 'carried over from the merge log', state.run_id
-from _migration.stream_state as state
-where not exists (select 1 from _migration.state_audit as audit where audit.table_key = state.table_key);
+insert into {state}.state_audit (table_key, version, new_state, reason, run_id)
+select state.table_key, state.version, {state}.tidemark_state_json(state), 'carried over from the merge log', state.run_id
+from {state}.stream_state as state
+where not exists (select 1 from {state}.state_audit as audit where audit.table_key = state.table_key);
 -- Every row a merge deleted: the run whose tombstone (or full read) removed it, and its key.
-create table if not exists _migration.delete_log (
+create table if not exists {state}.delete_log (
     delete_id bigserial primary key,
     table_key text not null,
     run_id bigint not null,
     key jsonb not null,
     deleted_at timestamptz not null default clock_timestamp()
 );
-create index if not exists delete_log_table_key on _migration.delete_log (table_key, run_id);
+create index if not exists delete_log_table_key on {state}.delete_log (table_key, run_id);
 -- Every row a merge moved to a new key (its record_id kept): the run that landed it, both keys.
-create table if not exists _migration.key_change_log (
+create table if not exists {state}.key_change_log (
     key_change_id bigserial primary key,
     table_key text not null,
     run_id bigint not null,
@@ -205,10 +205,10 @@ create table if not exists _migration.key_change_log (
     new_key jsonb not null,
     changed_at timestamptz not null default clock_timestamp()
 );
-create index if not exists key_change_log_table_key on _migration.key_change_log (table_key, run_id);
+create index if not exists key_change_log_table_key on {state}.key_change_log (table_key, run_id);
 -- One row per key-range partition of a run, planned before reading; a partition's
 -- staging rows and its landed_at commit in one transaction.
-create table if not exists _migration.partition_log (
+create table if not exists {state}.partition_log (
     run_id bigint not null,
     partition_no integer not null,
     segment text not null,
@@ -220,7 +220,7 @@ create table if not exists _migration.partition_log (
 );
 -- One row per snapshot landed for an as-of history: landed by the extract, applied by
 -- the history model (applied_at set in the transaction that applies it).
-create table if not exists _migration.snapshot_log (
+create table if not exists {state}.snapshot_log (
     run_id bigint primary key,
     table_key text not null,
     as_of date not null,
@@ -235,11 +235,11 @@ create table if not exists _migration.snapshot_log (
     versions_removed bigint,
     versions_added bigint
 );
-create index if not exists snapshot_log_table_key on _migration.snapshot_log (table_key, run_id);
-alter table _migration.snapshot_log add column if not exists input_state jsonb;
-alter table _migration.snapshot_log add column if not exists output_state jsonb;
+create index if not exists snapshot_log_table_key on {state}.snapshot_log (table_key, run_id);
+alter table {state}.snapshot_log add column if not exists input_state jsonb;
+alter table {state}.snapshot_log add column if not exists output_state jsonb;
 -- The dates each as-of history holds (see macros/tidemark_scd2_sync_sql.sql).
-create table if not exists _migration.history_dates (
+create table if not exists {state}.history_dates (
     table_key text not null,
     as_of date not null,
     primary key (table_key, as_of)
@@ -248,7 +248,7 @@ create table if not exists _migration.history_dates (
 -- The source's catalog as the last catalog read found it: one row per table in scope, its
 -- columns and declared key as the source describes them, and a version counted up each time
 -- its definition changes. Written in one transaction with catalog_marker.
-create table if not exists _migration.catalog_state (
+create table if not exists {state}.catalog_state (
     source_schema text not null,
     source_table text not null,
     definition jsonb not null,
@@ -260,7 +260,7 @@ create table if not exists _migration.catalog_state (
 );
 -- The source's clock when the last catalog read began (one row): the next read looks for
 -- definitions changed since, less the prepone window.
-create table if not exists _migration.catalog_marker (
+create table if not exists {state}.catalog_marker (
     only_row boolean primary key default true check (only_row),
     marker text not null,
     catalog_read_id bigint not null,
@@ -268,7 +268,7 @@ create table if not exists _migration.catalog_marker (
 );
 -- What each catalog read found changed: one row per table added or removed, and per column
 -- added, dropped or retyped, or key changed.
-create table if not exists _migration.catalog_diff (
+create table if not exists {state}.catalog_diff (
     catalog_read_id bigint not null,
     source_schema text not null,
     source_table text not null,
@@ -280,13 +280,13 @@ create table if not exists _migration.catalog_diff (
     new_definition text,
     recorded_at timestamptz not null default clock_timestamp()
 );
-create index if not exists catalog_diff_table on _migration.catalog_diff (source_schema, source_table);
-create sequence if not exists _migration.catalog_read_id_seq;
+create index if not exists catalog_diff_table on {state}.catalog_diff (source_schema, source_table);
+create sequence if not exists {state}.catalog_read_id_seq;
 -- What each schema evolution did to a replica (extract/evolution): a column added, dropped, kept
 -- (append_new_columns), widened in place or replaced. A change whose column must be read again
 -- for every row names the table's latest run then: until a full run after it is merged, the
 -- table's runs read every row.
-create table if not exists _migration.schema_changes (
+create table if not exists {state}.schema_changes (
     change_id bigserial primary key,
     table_key text not null,
     change text not null check (change in (
@@ -299,19 +299,19 @@ create table if not exists _migration.schema_changes (
     backfill_after_run bigint,
     applied_at timestamptz not null default clock_timestamp()
 );
-create index if not exists schema_changes_table_key on _migration.schema_changes (table_key);
+create index if not exists schema_changes_table_key on {state}.schema_changes (table_key);
 
 -- What the extract and the dbt models both read: defined here once.
 
 -- Each run as its latest event says.
-create or replace view _migration.runs as
+create or replace view {state}.runs as
 select distinct on (run_id) *
-from _migration.run_log
+from {state}.run_log
 order by run_id asc, event_id desc;
 
 -- Runs that landed and no merge has taken yet. A full run supersedes the runs
 -- before it: they are merged with it, but their rows stay out of the batch.
-create or replace view _migration.pending_runs as
+create or replace view {state}.pending_runs as
 select
     landed.table_key,
     landed.run_id,
@@ -319,17 +319,17 @@ select
     landed.run_id >= coalesce(
         max(landed.run_id) filter (where landed.migration_type = 'full') over (partition by landed.table_key), 0
     ) as in_batch
-from _migration.run_log as landed
+from {state}.run_log as landed
 where
     landed.status = 'landed'
     and not exists (
-        select 1 from _migration.merge_log as merged
+        select 1 from {state}.merge_log as merged
         where merged.table_key = landed.table_key and landed.run_id = any(merged.run_ids)
     );
 
 -- Each run as its latest event says, with the merge that took it (NULL until one did): what
 -- `status --history` and `report` show. A landed run a merge took is 'merged'.
-create or replace view _migration.run_history as
+create or replace view {state}.run_history as
 select
     runs.table_key,
     runs.run_id,
@@ -348,10 +348,10 @@ select
     merged.rows_deleted,
     merged.merge_started_at,
     merged.merged_at
-from _migration.runs as runs
+from {state}.runs as runs
 left join lateral (
     select m.*
-    from _migration.merge_log as m
+    from {state}.merge_log as m
     where m.table_key = runs.table_key and runs.run_id = any(m.run_ids)
     order by m.merge_id
     limit 1
@@ -361,15 +361,15 @@ left join lateral (
 -- or, for a modify-id cursor, '0x' and 16 hex digits. The next run reads the rows changed since
 -- (less the safety window); a table without one is read whole. run_id is the latest run a merge
 -- took (a reconcile's too): what `status`, the lag metric and the freshness check describe.
-create or replace view _migration.committed_watermarks as
+create or replace view {state}.committed_watermarks as
 select
     state.table_key,
     state.cursor_value as watermark,
     merged.run_id
-from _migration.stream_state as state
+from {state}.stream_state as state
 left join lateral (
     select max(run.id) as run_id
-    from _migration.merge_log as m
+    from {state}.merge_log as m
     cross join lateral unnest(m.run_ids) as run (id)
     where m.table_key = state.table_key
 ) as merged on true
@@ -383,63 +383,170 @@ where state.cursor_value is not null;
 -- Immutable, so a replica can keep its hashes as generated columns: to_char is only stable
 -- because some patterns follow the locale, which these do not, and the output of types like
 -- interval follows a setting (IntervalStyle) that tidemark's sessions leave at its default.
-create or replace function _migration.tidemark_int_text(value bigint) returns text
+create or replace function {state}.tidemark_int_text(value bigint) returns text
 language sql immutable strict parallel safe
 as $$ select cast(value as text) $$;
 
 -- Without trailing zeros: 1.50 and 1.5 are one value.
-create or replace function _migration.tidemark_decimal_text(value numeric) returns text
+create or replace function {state}.tidemark_decimal_text(value numeric) returns text
 language sql immutable strict parallel safe
 as $$ select cast(trim_scale(value) as text) $$;
 
-create or replace function _migration.tidemark_float_text(value double precision) returns text
+create or replace function {state}.tidemark_float_text(value double precision) returns text
 language sql immutable strict parallel safe
 as $$ select cast(value as text) $$;
 
-create or replace function _migration.tidemark_stamp_text(value timestamp) returns text
+create or replace function {state}.tidemark_stamp_text(value timestamp) returns text
 language sql immutable strict parallel safe
 as $$ select to_char(value, 'YYYY-MM-DD"T"HH24:MI:SS.US') $$;
 
-create or replace function _migration.tidemark_stamp_text(value timestamptz) returns text
+create or replace function {state}.tidemark_stamp_text(value timestamptz) returns text
 language sql immutable strict parallel safe
 as $$ select to_char(value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') $$;
 
-create or replace function _migration.tidemark_date_text(value date) returns text
+create or replace function {state}.tidemark_date_text(value date) returns text
 language sql immutable strict parallel safe
 as $$ select to_char(value, 'YYYY-MM-DD') $$;
 
-create or replace function _migration.tidemark_time_text(value time) returns text
+create or replace function {state}.tidemark_time_text(value time) returns text
 language sql immutable strict parallel safe
 as $$ select to_char(value, 'HH24:MI:SS.US') $$;
 
-create or replace function _migration.tidemark_bool_text(value boolean) returns text
+create or replace function {state}.tidemark_bool_text(value boolean) returns text
 language sql immutable strict parallel safe
 as $$ select case when value then 'true' when not value then 'false' end $$;
 
-create or replace function _migration.tidemark_bytes_text(value bytea) returns text
+create or replace function {state}.tidemark_bytes_text(value bytea) returns text
 language sql immutable strict parallel safe
 as $$ select encode(value, 'hex') $$;
 
-create or replace function _migration.tidemark_uuid_text(value uuid) returns text
+create or replace function {state}.tidemark_uuid_text(value uuid) returns text
 language sql immutable strict parallel safe
 as $$ select lower(cast(value as text)) $$;
 
 -- char(n) loses its padding when cast to text; rpad puts it back (`width` is the n).
-create or replace function _migration.tidemark_char_text(value bpchar, width integer) returns text
+create or replace function {state}.tidemark_char_text(value bpchar, width integer) returns text
 language sql immutable strict parallel safe
 as $$ select rpad(cast(value as text), width) $$;
 
 -- Any other value as its text.
-create or replace function _migration.tidemark_any_text(value anyelement) returns text
+create or replace function {state}.tidemark_any_text(value anyelement) returns text
 language sql immutable strict parallel safe
 as $$ select cast(value as text) $$;
 
 -- The first 60 bits of a text's md5 as a non-negative bigint (a key's place in the key-hash
 -- space), and the first 64 bits as a signed bigint (a row's content).
-create or replace function _migration.tidemark_hash60(value text) returns bigint
+create or replace function {state}.tidemark_hash60(value text) returns bigint
 language sql immutable strict parallel safe
 as $$ select cast(cast('x' || substr(md5(value), 2, 15) as bit(60)) as bigint) $$;
 
-create or replace function _migration.tidemark_hash64(value text) returns bigint
+create or replace function {state}.tidemark_hash64(value text) returns bigint
 language sql immutable strict parallel safe
 as $$ select cast(cast('x' || substr(md5(value), 1, 16) as bit(64)) as bigint) $$;
+
+-- Key values the logs keep (deleted keys, key changes, partition positions) are stored encrypted once
+-- a state key protects the schema: its one row holds the pgcrypto schema and a text encrypted with the
+-- key, which tells a wrong key. The key never reaches SQL text: a session brings it as the custom
+-- setting tidemark.state_key (libpq's options, PGOPTIONS for dbt), and tidemark_protect and
+-- tidemark_reveal read it. A session without it, or with another key, fails instead of writing clear
+-- values or garbage. Values written before protection stay as they were, readable as they are.
+create table if not exists {state}.state_protection (
+    only_row boolean primary key default true check (only_row),
+    pgcrypto_schema text not null,
+    key_check bytea not null,
+    protected_since timestamptz not null default clock_timestamp()
+);
+
+-- The session's state key, checked against the schema's (once per transaction); NULL while the schema
+-- is not protected. `pgcrypto` (out) is the schema of pgcrypto's functions.
+create or replace function {state}.tidemark_state_key(out key text, out pgcrypto text)
+language plpgsql stable
+as $$
+declare
+    protection record;
+    checked text;
+begin
+    select * into protection from {state}.state_protection;
+    if not found then
+        return;
+    end if;
+    key := current_setting('tidemark.state_key', true);
+    pgcrypto := protection.pgcrypto_schema;
+    if coalesce(key, '') = '' then
+        raise exception 'the state schema % keeps key values encrypted: set TIDEMARK_STATE_KEY (a plain dbt: PGOPTIONS=''-c tidemark.state_key=...'')', {state_name}
+            using errcode = '28P01';
+    end if;
+    if current_setting('tidemark.state_key_checked', true) = md5(key) then
+        return;
+    end if;
+    begin
+        execute format('select %I.pgp_sym_decrypt($1, $2)', pgcrypto) into checked using protection.key_check, key;
+    exception when others then
+        checked := null;
+    end;
+    if checked is distinct from 'tidemark state key' then
+        raise exception 'TIDEMARK_STATE_KEY is not the key the state schema % is encrypted with', {state_name}
+            using errcode = '28P01';
+    end if;
+    perform set_config('tidemark.state_key_checked', md5(key), true);
+end
+$$;
+
+-- What a key value is stored as: encrypted (the prefix, then base64) once the schema is protected.
+create or replace function {state}.tidemark_protect(value text) returns text
+language plpgsql volatile
+as $$
+declare
+    session record;
+    sealed bytea;
+begin
+    if value is null then
+        return null;
+    end if;
+    session := {state}.tidemark_state_key();
+    if session.key is null then
+        return value;
+    end if;
+    execute format('select %I.pgp_sym_encrypt($1, $2)', session.pgcrypto) into sealed using value, session.key;
+    return 'tidemark:pgp:' || translate(encode(sealed, 'base64'), E'\n', '');
+end
+$$;
+
+-- A stored key value as it was given: decrypted when it is encrypted, else as it is.
+create or replace function {state}.tidemark_reveal(value text) returns text
+language plpgsql stable
+as $$
+declare
+    session record;
+    opened text;
+begin
+    if value is null or left(value, 13) <> 'tidemark:pgp:' then
+        return value;
+    end if;
+    session := {state}.tidemark_state_key();
+    execute format('select %I.pgp_sym_decrypt($1, $2)', session.pgcrypto)
+    into opened using decode(substr(value, 14), 'base64'), session.key;
+    return opened;
+end
+$$;
+
+-- The same for a key held as JSON (delete_log, key_change_log): encrypted, it is a JSON string; clear, the
+-- JSON it was.
+create or replace function {state}.tidemark_protect_json(value jsonb) returns jsonb
+language plpgsql volatile
+as $$
+declare
+    sealed text := {state}.tidemark_protect(value::text);
+begin
+    return case when sealed is distinct from value::text then to_jsonb(sealed) else value end;
+end
+$$;
+
+create or replace function {state}.tidemark_reveal_json(value jsonb) returns jsonb
+language sql stable
+as $$
+    select case when jsonb_typeof(value) = 'string' then cast({state}.tidemark_reveal(value #>> '{{}}') as jsonb) else value end
+$$;
+
+-- Nothing of the state schema for PUBLIC: functions are executable by anyone unless revoked.
+revoke all on all functions in schema {state} from public;

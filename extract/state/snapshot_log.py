@@ -1,4 +1,4 @@
-"""Snapshots landed for an as-of history, in _migration.snapshot_log: one row per snapshot run.
+"""Snapshots landed for an as-of history, in the state schema's snapshot_log: one row per snapshot run.
 
 The extract writes a run as 'running', then 'landed' or 'failed'; the history model
 sets applied_at in the transaction that applies it. Landed rows of a snapshot stay
@@ -12,6 +12,8 @@ from datetime import date, datetime
 
 import psycopg
 from psycopg.types.json import Jsonb
+
+from extract.core.state_schema import StateSchema
 
 #: Where a snapshot came from when it was read from the source table itself.
 FROM_SOURCE = "source"
@@ -39,12 +41,14 @@ class SnapshotRecord:
     output_state: dict[str, object] | None = None
 
 
-def begin(conn: psycopg.Connection, record: SnapshotRecord) -> None:
+def begin(conn: psycopg.Connection, state: StateSchema, record: SnapshotRecord) -> None:
     with conn.transaction():
         conn.execute(
-            "insert into _migration.snapshot_log"
-            " (run_id, table_key, as_of, origin, status, rows_landed, started_at, input_state)"
-            " values (%s, %s, %s, %s, 'running', 0, %s, %s)",
+            state.sql(
+                "insert into {snapshot_log}"
+                " (run_id, table_key, as_of, origin, status, rows_landed, started_at, input_state)"
+                " values (%s, %s, %s, %s, 'running', 0, %s, %s)"
+            ),
             (
                 record.run_id,
                 record.table_key,
@@ -56,22 +60,26 @@ def begin(conn: psycopg.Connection, record: SnapshotRecord) -> None:
         )
 
 
-def checkpoint(conn: psycopg.Connection, record: SnapshotRecord) -> None:
+def checkpoint(conn: psycopg.Connection, state: StateSchema, record: SnapshotRecord) -> None:
     """The run's progress while it lands, and the note of a retry (the partition log holds the rest)."""
     with conn.transaction():
         conn.execute(
-            "update _migration.snapshot_log set rows_landed = %s, error_message = %s"
-            " where run_id = %s and status = 'running'",
+            state.sql(
+                "update {snapshot_log} set rows_landed = %s, error_message = %s"
+                " where run_id = %s and status = 'running'"
+            ),
             (record.rows_landed, record.error_message, record.run_id),
         )
 
 
-def finish(conn: psycopg.Connection, record: SnapshotRecord) -> None:
+def finish(conn: psycopg.Connection, state: StateSchema, record: SnapshotRecord) -> None:
     """Record the run's end: 'landed' (the history model may apply it from now on) or 'failed'."""
     with conn.transaction():
         conn.execute(
-            "update _migration.snapshot_log set status = %s, rows_landed = %s, error_message = %s, output_state = %s,"
-            " landed_at = case when %s = 'landed' then clock_timestamp() end where run_id = %s",
+            state.sql(
+                "update {snapshot_log} set status = %s, rows_landed = %s, error_message = %s, output_state = %s,"
+                " landed_at = case when %s = 'landed' then clock_timestamp() end where run_id = %s"
+            ),
             (
                 record.status,
                 record.rows_landed,
@@ -83,12 +91,14 @@ def finish(conn: psycopg.Connection, record: SnapshotRecord) -> None:
         )
 
 
-def interrupted(conn: psycopg.Connection, table_key: str) -> SnapshotRecord | None:
+def interrupted(conn: psycopg.Connection, state: StateSchema, table_key: str) -> SnapshotRecord | None:
     """The table's latest snapshot run if it never ended (killed)."""
     row = conn.execute(
-        "select l.run_id, l.as_of, l.origin, l.started_at, l.status, l.rows_landed,"
-        " (select count(*) from _migration.partition_log as p where p.run_id = l.run_id)"
-        " from _migration.snapshot_log as l where l.table_key = %s order by l.run_id desc limit 1",
+        state.sql(
+            "select l.run_id, l.as_of, l.origin, l.started_at, l.status, l.rows_landed,"
+            " (select count(*) from {partition_log} as p where p.run_id = l.run_id)"
+            " from {snapshot_log} as l where l.table_key = %s order by l.run_id desc limit 1"
+        ),
         (table_key,),
     ).fetchone()
     conn.commit()
@@ -108,10 +118,10 @@ def interrupted(conn: psycopg.Connection, table_key: str) -> SnapshotRecord | No
     )
 
 
-def abandon(conn: psycopg.Connection, run_id: int, by_run: int) -> None:
+def abandon(conn: psycopg.Connection, state: StateSchema, run_id: int, by_run: int) -> None:
     """A killed run that will not be resumed: failed, so that its rows are cleared."""
     with conn.transaction():
         conn.execute(
-            "update _migration.snapshot_log set status = 'failed', error_message = %s where run_id = %s",
+            state.sql("update {snapshot_log} set status = 'failed', error_message = %s where run_id = %s"),
             (f"interrupted; superseded by run {by_run}", run_id),
         )

@@ -3,10 +3,10 @@
 
   The model selects the snapshot landing table of a replica (the rows landed by
   `python -m extract --table X --snapshot-date D`, with the run that landed each);
-  config `snapshots_of` names the replica (schema.table) in _migration.snapshot_log,
+  config `snapshots_of` names the replica (schema.table) in the state schema's snapshot_log,
   and `unique_key` its key. Each landed snapshot not applied yet is applied with
   tidemark_scd2_sync_sql, oldest landing first, each in one transaction with the
-  mark that it is applied; the dates a history holds are in _migration.history_dates.
+  mark that it is applied; the dates a history holds are in the state schema's history_dates.
   Run ids and dates are read by the statements themselves, never formatted into SQL.
 -#}
 {% materialization tidemark_asof_history, adapter='postgres' %}
@@ -27,7 +27,7 @@
 
     {%- set next_run -%}
         (
-            select min(l.run_id) from _migration.snapshot_log as l
+            select min(l.run_id) from {{ tidemark.tidemark_state_relation('snapshot_log') }} as l
             where l.table_key = {{ snapshots_of }} and l.status = 'landed' and l.applied_at is null
         )
     {%- endset -%}
@@ -37,7 +37,7 @@
             where model_rows.{{ tidemark.tidemark_quote(tidemark.tidemark_contract('run_id_column')) }} = {{ next_run }}
         ) as snapshot_rows
     {%- endset -%}
-    {%- set as_of = "(select l.as_of from _migration.snapshot_log as l where l.run_id = " ~ next_run ~ ")" -%}
+    {%- set as_of = "(select l.as_of from " ~ tidemark.tidemark_state_relation('snapshot_log') ~ " as l where l.run_id = " ~ next_run ~ ")" -%}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
@@ -54,7 +54,7 @@
     {%- endif %}
 
     {%- set waiting = run_query(
-        "select count(*) from _migration.snapshot_log as l where l.table_key = " ~ snapshots_of
+        "select count(*) from " ~ tidemark.tidemark_state_relation('snapshot_log') ~ " as l where l.table_key = " ~ snapshots_of
         ~ " and l.status = 'landed' and l.applied_at is null"
     ) -%}
     {%- set waiting_count = waiting.columns[0].values()[0] | int if execute else 0 -%}
@@ -65,14 +65,14 @@
           and each applies the oldest snapshot still waiting; now() is when it began.
         -#}
         {% call statement('apply_snapshot', fetch_result=True) -%}
-            select pg_advisory_xact_lock(hashtext({{ tidemark.tidemark_quote_literal(tidemark.tidemark_contract('history_lock_prefix')) }} || {{ history_key }}));
+            select pg_advisory_xact_lock(hashtext({{ tidemark.tidemark_lock_key(tidemark.tidemark_contract('history_lock_prefix'), history_key) }}));
 
             {{ tidemark.tidemark_scd2_sync_sql(
-                target, snapshot, '_migration.history_dates', history_key,
+                target, snapshot, tidemark.tidemark_state_relation('history_dates'), history_key,
                 keys, columns, as_of, uncomparable, next_run
             ) }};
 
-            update _migration.snapshot_log
+            update {{ tidemark.tidemark_state_relation('snapshot_log') }}
             set applied_at = clock_timestamp(), apply_seconds = extract(epoch from clock_timestamp() - now())
             where run_id = {{ next_run }}
             returning as_of::text, versions_added, versions_removed, apply_seconds

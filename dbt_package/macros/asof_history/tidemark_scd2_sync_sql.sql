@@ -22,7 +22,7 @@
   as_of          SQL expression of type date; NULL changes nothing
   uncomparable   those of `columns` compared as text (json and xml have no equality)
   snapshot_run   optional SQL expression of the snapshot's run_id: its row in
-                 _migration.snapshot_log gets the counts of versions removed and added
+                 the state schema's snapshot_log gets the counts of versions removed and added
 -#}
 {% macro tidemark_scd2_sync_sql(
     history, snapshot, synced_dates, table_key, keys, columns, as_of, uncomparable=[], snapshot_run=none
@@ -213,7 +213,7 @@
     ){% if snapshot_run is not none %},
 
     counted as (
-        update _migration.snapshot_log
+        update {{ tidemark.tidemark_state_relation('snapshot_log') }}
         set
             versions_removed = (select count(*) from removed),
             versions_added = (select count(*) from added)

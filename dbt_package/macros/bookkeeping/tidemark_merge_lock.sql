@@ -9,7 +9,7 @@
 {% macro tidemark_merge_lock() -%}
     {%- set lock_ms = env_var('TIDEMARK_LOCK_TIMEOUT_MS', tidemark.tidemark_contract('lock_timeout_ms') | string) -%}
     {%- set merge_ms = env_var('TIDEMARK_MERGE_TIMEOUT_MS', tidemark.tidemark_contract('merge_timeout_ms') | string) -%}
-    select pg_advisory_xact_lock(hashtext({{ tidemark.tidemark_quote_literal(tidemark.tidemark_contract('merge_lock_prefix')) }} || {{ tidemark.tidemark_table_key(this) }}));
+    select pg_advisory_xact_lock(hashtext({{ tidemark.tidemark_lock_key(tidemark.tidemark_contract('merge_lock_prefix'), tidemark.tidemark_table_key(this)) }}));
     select
         set_config('lock_timeout', {{ tidemark.tidemark_quote_literal((lock_ms | int) ~ 'ms') }}, true),
         set_config('statement_timeout', {{ tidemark.tidemark_quote_literal((merge_ms | int) ~ 'ms') }}, true)

@@ -3,7 +3,7 @@
   tidemark_key_change_sql): upsert the batch, touching only rows where some
   column IS DISTINCT FROM its new value; delete the keys a reconcile tombstoned
   and, after a full run, the keys the source no longer has, each logged in
-  _migration.delete_log with the run that removed it; log the exact counts. An empty replica takes the batch with a
+  the state schema's delete_log with the run that removed it; log the exact counts. An empty replica takes the batch with a
   plain insert instead, or becomes a first sync's own table (tidemark_first_sync_sql). The merged staging rows stay:
   the next extract of the table clears them (a TRUNCATE, not a delete here). The
   caller (dbt's incremental materialization) commits it in the same transaction
@@ -105,7 +105,7 @@
     ),
 
     logged_deletes as (
-        insert into _migration.delete_log (table_key, run_id, key)
+        insert into {{ tidemark.tidemark_state_relation('delete_log') }} (table_key, run_id, key)
         select
             {{ table_key }},
             deleted.run_id,

@@ -11,8 +11,8 @@
   needs. The insert waits for the delete through its one-time filter.
 
   A moved row's versions in the dbt snapshot take its new key, so its history
-  follows it. Each move is logged in _migration.key_change_log; a row pushed off a
-  key by another record is deleted and logged in _migration.delete_log. The counts
+  follows it. Each move is logged in the state schema's key_change_log; a row pushed off a
+  key by another record is deleted and logged in its delete_log. The counts
   reach the upsert's merge_log entry through transaction-local settings
   (tidemark.keys_changed, tidemark.rows_displaced).
 -#}
@@ -91,7 +91,7 @@
     {%- endif %}
 
     logged_moves as (
-        insert into _migration.key_change_log (table_key, run_id, old_key, new_key)
+        insert into {{ tidemark.tidemark_state_relation('key_change_log') }} (table_key, run_id, old_key, new_key)
         select
             {{ table_key }},
             moves.run_id,
@@ -102,7 +102,7 @@
     ),
 
     logged_displaced as (
-        insert into _migration.delete_log (table_key, run_id, key)
+        insert into {{ tidemark.tidemark_state_relation('delete_log') }} (table_key, run_id, key)
         select {{ table_key }}, displaced.run_id, {{ tidemark.tidemark_key_json('displaced', keys) }}
         from displaced
         returning 1

@@ -3,7 +3,7 @@
   alternate unique keys (the seed's unique_keys, config tidemark_unique_keys):
   each replica row that holds a unique value the batch gives a row of another
   key, and whose own key the batch does not hold, is deleted and logged in
-  _migration.delete_log. The source's own constraint says no other row holds
+  the state schema's delete_log. The source's own constraint says no other row holds
   that value now, so the replica row is stale: deleted in the source (which no
   cursor announces) or changed without its cursor moving (a reconcile brings it
   back). Without this, such a row would fail the merge at commit on the
@@ -39,7 +39,7 @@
     ),
 
     logged as (
-        insert into _migration.delete_log (table_key, run_id, key)
+        insert into {{ tidemark.tidemark_state_relation('delete_log') }} (table_key, run_id, key)
         select {{ table_key }}, displaced.run_id, {{ tidemark.tidemark_key_json('displaced', keys) }}
         from displaced
         returning 1

@@ -21,7 +21,9 @@
         "history_suffix": "__history",
         "pattern_wildcards": "*?[",
         "lock_timeout_ms": 5000,
-        "merge_timeout_ms": 3600000
+        "merge_timeout_ms": 3600000,
+        "default_state_schema": "_migration",
+        "lock_scope_mark": "@"
     } -%}
     {{ return(contract[name]) }}
 {%- endmacro %}

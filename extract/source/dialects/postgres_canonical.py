@@ -13,12 +13,11 @@ import re
 from collections.abc import Sequence
 from importlib import resources
 
+from extract.core.state_schema import SCHEMA_PLACEHOLDER, StateSchema
 from extract.source.dialects.base import joined_text, text_or_null_mark
 
-_STATE_SCHEMA = "_migration"
-
 _FUNCTION = re.compile(
-    rf"create or replace function {_STATE_SCHEMA}\.(?P<name>\w+)\((?P<parameters>[^)]*)\)"
+    rf"create or replace function \{{{SCHEMA_PLACEHOLDER}\}}\.(?P<name>\w+)\((?P<parameters>[^)]*)\)"
     r"[^$]*?\$\$\s*select\s+(?P<body>.*?)\s*\$\$;",
     re.S,
 )
@@ -68,8 +67,8 @@ def _inline(function: tuple[str, str], arguments: Sequence[str]) -> str:
     return "".join(p if i % 2 else pattern.sub(lambda m: by_name[m.group(1)], p) for i, p in enumerate(parts))
 
 
-def _call(function: tuple[str, str], arguments: Sequence[str]) -> str:
-    return f"{_STATE_SCHEMA}.{function[0]}({', '.join(arguments)})"
+def _call(state: StateSchema, function: tuple[str, str], arguments: Sequence[str]) -> str:
+    return f"{state.function_text(function[0])}({', '.join(arguments)})"
 
 
 def _form(quoted: str, kind: str, length: int | None) -> tuple[tuple[str, str], list[str]]:
@@ -83,10 +82,11 @@ def canonical_text(quoted: str, kind: str, length: int | None) -> str:
     return _inline(*_form(quoted, kind, length))
 
 
-def stored_canonical_text(quoted: str, kind: str, length: int | None) -> str:
-    """`canonical_text`, written so that a generated column of the target takes it."""
+def stored_canonical_text(state: StateSchema, quoted: str, kind: str, length: int | None) -> str:
+    """`canonical_text`, written so that a generated column of the target takes it (calling a function of
+    the state schema `state` where it must)."""
     function, arguments = _form(quoted, kind, length)
-    return (_call if function[0] in _STABLE_BODIES else _inline)(function, arguments)
+    return _call(state, function, arguments) if function[0] in _STABLE_BODIES else _inline(function, arguments)
 
 
 def row_text(expressions: Sequence[str]) -> str:
@@ -105,6 +105,6 @@ def hash_bits(text: str, bits: int) -> str:
     return _inline((f"tidemark_hash{bits}", "text"), [text])
 
 
-def stored_hash_bits(text: str, bits: int) -> str:
+def stored_hash_bits(state: StateSchema, text: str, bits: int) -> str:
     """`hash_bits` as a call of the state schema's function, for a generated column of the target."""
-    return _call((f"tidemark_hash{bits}", "text"), [text])
+    return _call(state, (f"tidemark_hash{bits}", "text"), [text])
