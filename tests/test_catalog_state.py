@@ -176,7 +176,7 @@ def _wait_for_marker_write(project: Project, process: subprocess.Popen[bytes]) -
         assert process.poll() is None, "the sync ended before writing its marker"
         waiting = project.scalar(
             """select count(*) from pg_stat_activity
-            where wait_event_type = 'Lock' and query like '%%insert into _migration.catalog_marker%%'"""
+            where wait_event_type = 'Lock' and query like '%%insert into %%catalog_marker%%'"""
         )
         if waiting:
             return
