@@ -29,7 +29,7 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract check        great-expectations checkpoint over the replicas, Data Docs
        python -m extract verify       row counts and content checksums, source vs replica
        python -m extract reconcile    find and repair what a watermark misses: deletes, backdated changes
-       python -m extract status       the committed state per table (_migration._migration_state), --history
+       python -m extract status       the committed state per table (the state schema's _migration_state), --history
        python -m extract state ...    each table's committed state: list, show, history, set, reset, rewind, ...
        python -m extract report       one HTML page of the run history: durations, rows and lag per table, failures
        python -m extract server ...   start/stop the embedded PostgreSQL

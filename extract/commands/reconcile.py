@@ -12,7 +12,7 @@ _EPILOG = """\
 The replica is compared inside each database: counts and checksums of key-hash ranges, split
 until the differing ranges are small, then key by key. Repairs land in staging (upserts) and
 in del__<table> (tombstones); the next merge applies both in one transaction and records
-every deleted key in _migration.delete_log.
+every deleted key in the state schema's delete_log.
 
 settings: TIDEMARK_RECONCILE_FACTOR (ranges per split, default 32),
 TIDEMARK_RECONCILE_LEAF_ROWS (compare key by key from this size, default 256),
