@@ -63,3 +63,15 @@ def test_the_target_url_alone_configures_dbt_too(demo: Project) -> None:
     result = demo.cli("--all", "--dbt", "build")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     assert demo.scalar("select count(*) from _migration._migration_state where sync_status = 'success'") == 5
+
+
+def test_a_users_dbt_after_the_commands_dbt_keeps_the_parsed_project(demo: Project) -> None:
+    """dbt parses a project again in full when a variable dbt_project.yml reads changes: the command's dbt
+    must leave the environment as a user's shell has it, or every `dbt run` after it pays a full parse."""
+    result = demo.cli("--all", "--dbt", "build")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    demo.dbt("run", "--select", "state")
+    log = (demo.root / "logs" / "dbt.log").read_text(errors="replace")
+    last_invocation = log.rsplit("Running with dbt=", 1)[1]
+    assert "Partial parsing enabled" in last_invocation
+    assert "Unable to do partial parsing" not in last_invocation, last_invocation[:3000]

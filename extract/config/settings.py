@@ -141,8 +141,10 @@ def source_from_env(env: Mapping[str, str] | None = None) -> DatabaseUrl:
 
 def dbt_state_env(state: StateSchema, key: str | None, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """What the dbt package reads of the project's state (macros/shared/tidemark_state_schema.sql), and,
-    with a state key, PGOPTIONS that brings the key to each of dbt's sessions (libpq reads it)."""
-    variables = {spec.STATE_SCHEMA.name: state.name}
+    with a state key, PGOPTIONS that brings the key to each of dbt's sessions (libpq reads it). The default
+    schema is left unset, as a user's own `dbt run` leaves it: dbt_project.yml reads the variable, and dbt
+    parses the whole project again when its value there changes, even to the default's."""
+    variables: dict[str, str] = {} if state.is_default else {spec.STATE_SCHEMA.name: state.name}
     if key is not None:
         variables["PGOPTIONS"] = with_session_option(environment(env).get("PGOPTIONS"), key)
     return variables
