@@ -183,6 +183,11 @@ def main() -> int:
         peaks = [level["tidemark_peak_rss_driver"] for level in results["reconcile"]["levels"]]
         memory[-1]["reconcile_peak_rss_driver"] = max(peaks)
         results["catalog"] = catalog_read.measure(bench_db, work, _say)
+    except Exception as exc:
+        # An hour of measuring is not thrown away with the step that failed.
+        results["failed"] = f"{type(exc).__name__}: {exc}"
+        print(f"\nthe bench failed; what it measured before is in {report.write(results, args.out, 'failed')}")
+        raise
     finally:
         databases.stop()
     report.print_report(results)

@@ -37,6 +37,10 @@ flags:
 dispatch:
   - macro_namespace: dbt
     search_order: ["tidemark_merge_cmp", "tidemark", "dbt"]
+# Only the strategies' models: the package's state model reads seeds this project has not.
+models:
+  tidemark:
+    +enabled: false
 """
 
 _SOURCES = f"""\
