@@ -149,6 +149,31 @@ def test_a_profile_that_builds_elsewhere_is_refused_before_anything_lands(projec
     assert project.scalar("select to_regclass('_migration.run_log')") is None  # nothing landed
 
 
+def test_seeds_pinned_to_another_schema_than_the_state_schema_are_refused(project: Project, user_root: Path) -> None:
+    """The user's project pins its seeds to `_migration` by name: right while that is the state schema,
+    refused (by init, a sync and `dbt`) once TIDEMARK_STATE_SCHEMA names another, with the line to write."""
+    assert _tidemark(project, user_root, "init").returncode == 0
+    (user_root / "seeds" / "sync_tables.csv").write_text("source_schema,source_table\ndbo,Parts\n")
+    assert _tidemark(project, user_root, "generate").returncode == 0
+    project.env["TIDEMARK_STATE_SCHEMA"] = "acme_state"
+    before = _tree(user_root)
+    for args in (["init"], ["--table", "dbo.Parts", "--dbt", "build"], ["dbt", "seed"]):
+        done = _tidemark(project, user_root, *args)
+        assert done.returncode == 2, (args, done.stderr[-2000:])
+        first = done.stderr.strip().splitlines()[0]
+        assert "'_migration'" in first and "'acme_state'" in first and "env_var('TIDEMARK_STATE_SCHEMA'" in first
+        assert "Traceback" not in done.stderr
+    assert _tree(user_root) == before
+    assert project.scalar("select count(*) from pg_namespace where nspname in ('_migration', 'acme_state')") == 0
+
+    text = (user_root / "dbt_project.yml").read_text()
+    following = text.replace("+schema: _migration", "+schema: \"{{ env_var('TIDEMARK_STATE_SCHEMA', '_migration') }}\"")
+    (user_root / "dbt_project.yml").write_text(following)
+    done = _tidemark(project, user_root, "--table", "dbo.Parts", "--dbt", "build")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert project.scalar("select count(*) from acme_state.sync_tables") == 1
+
+
 def test_init_refuses_a_path_through_a_file_and_follows_a_linked_macros_folder(
     project: Project, user_root: Path, tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from extract.config.dbt_profile import check_profile
 from extract.config.environment import dbt_profiles_dir, hand_on, project_dir
 from extract.config.lock_settings import dbt_lock_env, lock_settings
+from extract.config.seed_schema import check_seed_schema
 from extract.config.settings import (
     dbt_profile_env,
     dbt_state_env,
@@ -26,10 +27,12 @@ def main(argv: Sequence[str]) -> int:
         print(f"usage: python -m extract dbt DBT_COMMAND [DBT_OPTIONS...]\n\n{__doc__}")
         return 0 if args else 2
     target = target_from_env()
-    state_env = dbt_state_env(state_schema_from_env(), state_key_from_env())
+    state = state_schema_from_env()
+    state_env = dbt_state_env(state, state_key_from_env())
     hand_on({**dbt_profile_env(target), **dbt_lock_env(lock_settings()), **state_env})
     project = project_dir()
     check_profile(project, target)
+    check_seed_schema(project, state)
     if "--project-dir" not in args:
         args += ["--project-dir", str(project)]
     profiles = dbt_profiles_dir(project)

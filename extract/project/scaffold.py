@@ -18,7 +18,8 @@ import yaml
 from extract.config import spec
 from extract.config.dbt_profile import check_profile
 from extract.config.environment import with_environment
-from extract.config.settings import dbt_profile_env, target_from_env
+from extract.config.seed_schema import seed_schema_problem
+from extract.config.settings import dbt_profile_env, state_schema_from_env, target_from_env
 from extract.core.errors import TidemarkError
 from extract.project.package import INSTALL_PATH, PACKAGE_FOLDER, PACKAGE_NAME, install_package
 
@@ -113,6 +114,9 @@ def project_problems(project_dir: Path, package: Path) -> list[str]:
             )
             break
     problems += _profile_problems(project_dir)
+    seeds_problem = seed_schema_problem(project_dir, state_schema_from_env())
+    if seeds_problem is not None:
+        problems.append(seeds_problem)
     link = project_dir / INSTALL_PATH
     if (link.exists() or link.is_symlink()) and not link.is_symlink():
         problems.append(f"{link}: a folder tidemark did not make; remove it, and tidemark init links its package there")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from extract.config.dbt_profile import check_profile
 from extract.config.environment import hand_on
 from extract.config.lock_settings import dbt_lock_env
+from extract.config.seed_schema import check_seed_schema
 from extract.config.settings import Settings, dbt_profile_env, dbt_state_env
 from extract.runtime.dbt import InProcessDbt
 
@@ -23,4 +24,5 @@ def in_process_dbt(dbt_args: list[str] | None, settings: Settings) -> InProcessD
         }
     )
     check_profile(settings.project_dir, settings.target)
+    check_seed_schema(settings.project_dir, settings.state_schema)
     return InProcessDbt(dbt_args, settings.project_dir)
