@@ -84,6 +84,12 @@ def test_key_values_are_stored_encrypted_and_read_with_the_key(keyed: Project) -
         conn.execute('update dbo."Parts" set "Id" = %s where "Id" = %s', (MOVED_TO, FIRST))
         conn.execute('delete from dbo."Parts" where "Id" = %s', (DELETED,))
     keyed.extract()
+    # A plain dbt without the key is refused at the first key value it would write, and writes nothing.
+    plain = keyed.build(check=False)
+    assert plain.returncode == 1, plain.stdout[-3000:]
+    assert "keeps key values encrypted: set TIDEMARK_STATE_KEY" in plain.stdout, plain.stdout[-3000:]
+    assert keyed.scalar("select count(*) from _migration.delete_log") == 0
+    assert keyed.scalar("select count(*) from _migration.key_change_log") == 0
     keyed.env["PGOPTIONS"] = with_session_option(os.environ.get("PGOPTIONS"), KEY)
     keyed.build()
     del keyed.env["PGOPTIONS"]
@@ -106,6 +112,8 @@ def test_key_values_are_stored_encrypted_and_read_with_the_key(keyed: Project) -
     for value in (FIRST, MOVED_TO, DELETED, *cut_at):  # keys, and the positions of the first sync's plan
         assert str(value) not in dump
     assert KEY not in dump and "battery" not in dump
+    dbt_logs = "".join(path.read_text(errors="replace") for path in (keyed.root / "logs").glob("dbt.log*"))
+    assert all(str(value) not in dbt_logs for value in (FIRST, MOVED_TO, DELETED)), "a key value in dbt's log"
 
     hidden = _cli(keyed, "state", "show", "dbo.Parts", "--verbose", "--json", TIDEMARK_STATE_KEY=None)
     assert hidden.returncode == 0, hidden.stderr[-3000:]
