@@ -157,6 +157,15 @@ class Project:
         self.extract()
         self.build()
 
+    def merge(self, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """A build of the seeds, the replicas and the state, for a test about the replicas: their histories
+        and dbt's tests are left to the builds of the tests about them."""
+        return self.dbt("build", "--resource-type", "seed", "--resource-type", "model", check=check)
+
+    def sync_replicas(self) -> None:
+        self.extract()
+        self.merge()
+
     def scalar(self, query: str, params: tuple[Any, ...] = ()) -> Any:
         with self.target() as conn:
             row = conn.execute(query, params).fetchone()

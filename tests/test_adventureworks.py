@@ -42,8 +42,7 @@ def test_adventureworks_replicates_exactly_through_random_changes(project: Proje
         "source_schema,source_table,cursor_column,primary_key,enabled,record_id",
     )
     project.generate()
-    project.extract()
-    project.dbt("build", "--resource-type", "seed", "--resource-type", "model")  # the seeds, the replicas, the state
+    project.sync_replicas()
     assert verify_all(project) == 244_068
     assert project.scalar("select count(*) from _migration._migration_state where rows_inserted = 0") == 7
 
@@ -61,7 +60,7 @@ def test_adventureworks_replicates_exactly_through_random_changes(project: Proje
         with project.source() as conn:
             made = apply_round(conn, samples, watermarks, seed)
         assert min(made.values()) > 0, made
-        _sync_replicas(project)
+        project.sync_replicas()
         rows += made["inserted"]
         assert verify_all(project) == rows, f"round {seed}: {made}"
 
@@ -71,7 +70,7 @@ def test_adventureworks_replicates_exactly_through_random_changes(project: Proje
         made = sum(by_table.values(), Counter[str]())
         assert len(made) == 6 and min(made.values()) > 0, made
         logged_before = _logged(project)
-        _sync_replicas(project)
+        project.sync_replicas()
         # The last round builds everything (histories and tests too); the others merge the replicas only.
         dbt = "build" if seed == 5 else "run"
         done = project.cli("reconcile", "--all", "--allow-mass-delete", "--dbt", dbt, "--parallel", "2", "--quiet")
@@ -91,13 +90,6 @@ def test_adventureworks_replicates_exactly_through_random_changes(project: Proje
             assert displaced == 0 or table in with_record_id, (table, counts, deletes)
             moved = counts["key changed (record_id)"] + counts["keys swapped (record_id)"]
             assert moves + displaced == moved, (table, counts, deletes, moves)
-
-
-def _sync_replicas(project: Project) -> None:
-    """A sync whose dbt merges the replicas and the state (`dbt run`): the rounds are about the replicas,
-    and the last round builds the histories and runs the tests."""
-    project.extract()
-    project.dbt("run")
 
 
 def _table_key(project: Project, table: str) -> str:

@@ -33,7 +33,7 @@ def synced(demo: Project) -> Project:
     with demo.source() as conn:
         conn.execute('create table dbo."NoKey" ("Id" integer, "ModifiedDate" timestamp)')
         conn.execute('create table dbo."Shapes" ("Id" integer primary key, "Where" point)')
-    demo.sync()
+    demo.sync_replicas()
     return demo
 
 
@@ -130,7 +130,7 @@ def test_duplicate_keys_in_one_batch_stop_the_run_and_change_nothing(synced: Pro
     assert "dbo.Events: the batch holds a key (--verbose shows it) more than once" in str(caught.value)
     assert isinstance(caught.value, KeyValueRefused) and "holds the key (Id=1)" in caught.value.verbose_message
     synced.generate()
-    synced.build()  # nothing landed, so nothing to merge, and no raw ON CONFLICT error
+    synced.merge()  # nothing landed, so nothing to merge, and no raw ON CONFLICT error
     replica = f'"demo__{synced.source_db}__dbo".events'
     assert synced.scalar(f"select count(*) from {replica}") == 0
     assert synced.scalar("select sync_status from _migration._migration_state where source_table = 'Events'") == (

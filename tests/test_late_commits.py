@@ -21,38 +21,38 @@ def _late_commit_round(project: Project) -> str:
             where "CustomerID" = 12""")
         project.extract("dbo.Customers")  # reads the clock after the stamp; cannot see the row yet
         late.commit()
-    project.build()
+    project.merge()
     assert project.scalar(f"select name from {replica} where customerid = 12") != "late"
-    project.sync()
+    project.sync_replicas()
     return str(project.scalar(f"select name from {replica} where customerid = 12"))
 
 
 def test_late_commit_within_the_safety_window_is_picked_up(demo: Project) -> None:
     demo.env["TIDEMARK_SAFETY_WINDOW"] = "5m"
     demo.close()
-    demo.sync()
+    demo.sync_replicas()
     assert _late_commit_round(demo) == "late"
 
 
 def test_without_a_window_the_late_commit_is_behind_the_watermark(demo: Project) -> None:
     # The reason the window exists: a filter starting exactly at the watermark skips the row.
-    demo.sync()
+    demo.sync_replicas()
     assert _late_commit_round(demo) != "late"
     demo.env["TIDEMARK_SAFETY_WINDOW"] = "1h"
     demo.close()
-    demo.sync()
+    demo.sync_replicas()
     assert demo.scalar(f'select name from "demo__{demo.source_db}__dbo".customers where customerid = 12') == "late"
 
 
 def test_rows_re_read_inside_the_window_count_as_unchanged(demo: Project) -> None:
     demo.env["TIDEMARK_SAFETY_WINDOW"] = "1h"
     demo.close()
-    demo.sync()
+    demo.sync_replicas()
     with demo.source() as conn:
         conn.execute(f"""update dbo."Customers" set "Name" = 'fresh', "ModifiedDate" = {STAMP}
             where "CustomerID" in (20, 21)""")
-    demo.sync()
-    demo.sync()  # both rows are re-read again, unchanged
+    demo.sync_replicas()
+    demo.sync_replicas()  # both rows are re-read again, unchanged
     row = demo.scalar(
         "select array[rows_inserted, rows_updated, rows_unchanged] from _migration.merge_log"
         " where table_key like %s order by merge_id desc limit 1",

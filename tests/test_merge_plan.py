@@ -37,7 +37,7 @@ def reconciled(tmp_path_factory: pytest.TempPathFactory, pg_admin_url: str, spar
             )
         project.write_sync_tables(["dbo,Items,,,true"])
         project.generate()
-        project.sync()
+        project.sync_replicas()
         yield project
 
 

@@ -32,7 +32,7 @@ def versioned(project: Project) -> Project:
         stamp_with_rowversion(conn, "dbo", "Orders", "RowVer")
     project.write_sync_tables(["dbo,Orders,,,true"])
     project.generate()
-    project.sync()
+    project.sync_replicas()
     return project
 
 
@@ -60,19 +60,19 @@ def test_a_late_commit_is_read_with_no_safety_window(versioned: Project) -> None
     with psycopg.connect(versioned.source_url) as late, versioned.source() as early:
         late.execute("""update dbo."Orders" set "Status" = 'late' where "Id" = 1""")  # in flight
         early.execute("""update dbo."Orders" set "Status" = 'early' where "Id" = 2""")  # committed
-        versioned.sync()
+        versioned.sync_replicas()
         in_flight = late.execute("""select "RowVer" from dbo."Orders" where "Id" = 1""").fetchone()
         assert in_flight is not None
         assert _watermark(versioned) == f"0x{in_flight[0]:016X}"
         late.commit()
-    versioned.sync()
+    versioned.sync_replicas()
     assert_replicas_equal(versioned)
 
 
 def test_an_update_that_leaves_the_dates_alone_still_syncs(versioned: Project) -> None:
     with versioned.source() as conn:
         conn.execute("""update dbo."Orders" set "Status" = 'corrected' where "Id" in (3, 4)""")
-    versioned.sync()
+    versioned.sync_replicas()
     assert versioned.scalar("select rows_updated from _migration.merge_log order by merge_id desc limit 1") == 2
     assert_replicas_equal(versioned)
 
@@ -114,7 +114,7 @@ def test_a_cursor_that_changes_kind_reads_the_table_once_in_full(versioned: Proj
     def synced_as() -> tuple[str, str]:
         with versioned.source() as conn:
             conn.execute("""update dbo."Orders" set "Status" = 'touched', "ModifiedDate" = now() where "Id" = 8""")
-        versioned.sync()
+        versioned.sync_replicas()
         row = versioned.scalar(
             "select migration_type || ' ' || watermark_candidate from _migration.run_log"
             " where status = 'landed' order by run_id desc limit 1"

@@ -30,7 +30,7 @@ def tables(project: Project) -> Project:
             )
     project.write_sync_tables([f"dbo,{name},,,true" for name in CURSOR_TYPES])
     project.generate()
-    project.sync()
+    project.sync_replicas()
     return project
 
 
@@ -48,7 +48,7 @@ def test_row_stamped_at_the_watermark_survives_rounding_and_truncation(tables: P
                 where "Id" = 1""",
                 (watermarks[name],),
             )
-    tables.sync()
+    tables.sync_replicas()
     for name in CURSOR_TYPES:
         replica = f'"demo__{tables.source_db}__dbo".{name.lower()}'
         assert tables.scalar(f"select val from {replica} where id = 1") == "at the watermark", name

@@ -75,7 +75,7 @@ def test_clock_watermark_reads_from_its_input_state_and_says_what_it_read(clocke
     assert first.input_state is None and first.output_state is not None
     assert first.output_state["reader"] == "full_refresh" and first.output_state["records_emitted"] == ROWS
     assert first.output_state["max_cursor_seen"].startswith("2026-01-01 00:30:00")
-    clocked.build()
+    clocked.merge()
 
     _touch(clocked, 4)
     second = clocked.extract()[0]
@@ -90,19 +90,19 @@ def test_clock_watermark_reads_from_its_input_state_and_says_what_it_read(clocke
     assert output is not None and output["cursor_value"] == second.watermark_candidate
     assert output["cursor_value"] > first.output_state["cursor_value"]
     assert datetime.fromisoformat(output["max_cursor_seen"]) <= datetime.fromisoformat(output["cursor_value"])
-    clocked.build()
+    clocked.merge()
     assert_replicas_equal(clocked)
 
     _touch(clocked, 5)
     result = _retry_cycle(clocked, lambda observe: clocked.extract(observer=observe)[0])
     assert result.rows_landed == 1  # landed once, though read twice
-    clocked.build()
+    clocked.merge()
     assert_replicas_equal(clocked)
 
 
 @pytest.mark.parametrize("window, read", [("0s", 0), ("2h", 1)])
 def test_clock_watermark_applies_the_safety_window_when_configured(clocked: Project, window: str, read: int) -> None:
-    clocked.sync()
+    clocked.sync_replicas()
     committed = datetime.fromisoformat(str(clocked.scalar("select cursor_value from _migration.stream_state")))
     # Stamped an hour before the committed watermark, committed after it: a late commit.
     _touch(clocked, 6, f"timestamp '{committed - timedelta(hours=1)}'")
@@ -114,23 +114,23 @@ def test_clock_watermark_applies_the_safety_window_when_configured(clocked: Proj
 def test_modify_id_output_state_is_the_lowest_id_in_flight(versioned: Project) -> None:
     first = versioned.extract()[0]
     assert first.output_state is not None and first.output_state["cursor_value"] == f"0x{ROWS + 1:016X}"
-    versioned.build()
+    versioned.merge()
     _touch(versioned, 3)
     second = _retry_cycle(versioned, lambda observe: versioned.extract(observer=observe)[0])
     assert second.input_state is not None and second.input_state["cursor_value"] == f"0x{ROWS + 1:016X}"
     assert (second.rows_landed, second.output_state["reader"]) == (1, "modify_id")
     assert second.output_state["cursor_value"] == f"0x{ROWS + 2:016X}"
-    versioned.build()
+    versioned.merge()
     assert_replicas_equal(versioned)
 
 
 def test_full_refresh_reads_every_row_each_time(plain: Project) -> None:
-    plain.sync()
+    plain.sync_replicas()
     _touch(plain, 2)
     result = _retry_cycle(plain, lambda observe: plain.extract(observer=observe)[0])
     assert (result.migration_type, result.rows_landed) == ("full", ROWS)
     assert result.output_state is not None and result.output_state["reader"] == "full_refresh"
-    plain.build()
+    plain.merge()
     assert_replicas_equal(plain)
 
 
@@ -146,12 +146,12 @@ def test_asof_snapshot_output_state_is_its_date(clocked: Project) -> None:
         "records_emitted": ROWS,
         "reader": "asof_snapshot",
     }
-    clocked.build()
+    clocked.merge()
     assert clocked.scalar(f'select count(*) from "demo__{clocked.source_db}__dbo".items__asof_history') == ROWS
 
 
 def test_reconcile_repairs_leave_the_cursor_where_it_was(clocked: Project) -> None:
-    clocked.sync()
+    clocked.sync_replicas()
     committed = clocked.scalar("select cursor_value from _migration.stream_state")
     with clocked.source() as conn:  # a backdated change: the watermark cannot see it
         conn.execute("""update dbo."Items" set "Val" = 'backdated' where "Id" <= 3""")
@@ -162,6 +162,6 @@ def test_reconcile_repairs_leave_the_cursor_where_it_was(clocked: Project) -> No
     assert result.input_state is not None and result.output_state is not None
     assert result.input_state["cursor_value"] == result.output_state["cursor_value"] == committed
     assert result.output_state["reader"] == "reconcile_repairs"
-    clocked.build()
+    clocked.merge()
     assert_replicas_equal(clocked)
     assert clocked.scalar("select cursor_value from _migration.stream_state") == committed

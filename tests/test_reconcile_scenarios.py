@@ -1,6 +1,6 @@
 """Reconcile on the scenario families of the synchronization design: the replica holds one set of keys,
 the source another (rows deleted, inserted and changed behind the watermark), with integer, text, uuid
-and composite keys. One `reconcile --all --dbt build` must leave every replica equal to its source."""
+and composite keys. One `reconcile --all --dbt run` must leave every replica equal to its source."""
 
 from __future__ import annotations
 
@@ -124,12 +124,12 @@ def reconciled(
                     _create(conn, scenario, key_type)
         project.write_sync_tables([f"dbo,{table_name(s, t)},ModifiedDate,,true" for s in SCENARIOS for t in KEY_TYPES])
         project.generate()
-        project.sync()
+        project.sync_replicas()
         with project.source() as conn:
             for scenario in SCENARIOS:
                 for key_type in KEY_TYPES:
                     _change_source(conn, scenario, key_type)
-        done = project.cli("reconcile", "--all", "--allow-mass-delete", "--dbt", "build", "--json", "--parallel", "4")
+        done = project.cli("reconcile", "--all", "--allow-mass-delete", "--dbt", "run", "--json", "--parallel", "4")
         assert done.returncode == 0, done.stderr[-3000:]
         report = json.loads(done.stdout)
         yield project, {entry["table"]: entry for entry in report["tables"]}

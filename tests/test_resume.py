@@ -81,7 +81,7 @@ def test_killed_run_resumes_with_the_partitions_not_landed(tied: Project, first_
     after = landed_partitions(tied, first)
     assert len(after) == 15
     assert {n: after[n] for n in before} == before  # landed partitions were not read again
-    tied.build()
+    tied.merge()
     assert_replicas_equal(tied)
     assert tied.scalar("select run_ids from _migration.merge_log") == [first]
     assert tied.scalar("select rows_inserted from _migration.merge_log") == 100
@@ -99,14 +99,14 @@ def test_a_failed_run_is_not_resumed(tied: Project) -> None:
     result = tied.extract("dbo.Tied", observer=events.append)[0]
     assert isinstance(events[0], RunBegan) and not events[0].resumed
     assert result.rows_landed == 100
-    tied.build()
+    tied.merge()
     assert_replicas_equal(tied)
 
 
 def test_a_killed_full_run_is_not_resumed_by_a_full_refresh(tied: Project) -> None:
     """A killed run that merges into the replica and a --full-refresh that replaces it land in different
     tables: the refresh starts anew and reads every row."""
-    tied.sync()
+    tied.sync_replicas()
     with tied.target() as conn:  # as `state reset` leaves it: the next run reads every row, into staging
         conn.execute("update _migration.stream_state set cursor_value = null")
 

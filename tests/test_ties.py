@@ -49,12 +49,12 @@ def test_full_read_partitions_by_key_without_loss_or_repeat(tied: Project) -> No
     assert result.rows_landed == 100  # a row read twice would have failed the duplicate-key check
     landed = [e for e in run_events(tied) if e[1] == "landed"]
     assert landed[-1][2] == 15  # cut after rows 7, 14, ..., 98
-    tied.build()
+    tied.merge()
     assert_replicas_equal(tied)
 
 
 def test_incremental_partitions_through_a_tie_and_null_cursors(tied: Project) -> None:
-    tied.sync()
+    tied.sync_replicas()
     with tied.source() as conn:
         # Every changed row gets the very same new stamp: one big tie across many pages.
         conn.execute(
@@ -67,7 +67,7 @@ def test_incremental_partitions_through_a_tie_and_null_cursors(tied: Project) ->
     # Ids 30, 60 and 90 had NULL cursors and now carry the stamp: 33 changed, 7 still NULL.
     changed, nulls = 33, 7
     assert result.rows_landed == changed + nulls
-    tied.build()
+    tied.merge()
     assert_replicas_equal(tied)
     state = tied.scalar("select partition_positions from _migration._migration_state where source_table = 'Tied'")
     position = json.loads(state)

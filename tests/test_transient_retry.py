@@ -55,7 +55,7 @@ def test_a_backend_killed_once_is_read_again_after_one_logged_retry(items: Proje
     logged = [message for _, message in log if message and message.startswith("retry 1 of 2 in 1s, 5,000 rows a fetch")]
     assert len(logged) == 1, log
     assert log[-1] == ("landed", None)
-    items.build()
+    items.merge()
     assert_replicas_equal(items)
 
 

@@ -27,8 +27,8 @@ def coded(project: Project) -> Project:
         )
     project.write_sync_tables(["dbo,Products,ModifiedDate,,true,Code;Region|Slot"], HEADER)
     project.generate()
-    project.sync()
-    project.sync()  # the replica holds rows now: this run adds its unique constraints
+    project.sync_replicas()
+    project.sync_replicas()  # the replica holds rows now: this run adds its unique constraints
     return project
 
 
@@ -56,7 +56,7 @@ def test_values_swapped_between_rows_apply_in_one_merge(coded: Project) -> None:
         conn.execute(f"""update dbo."Products" set "Code" = 'code 2', "ModifiedDate" = {STAMP} where "Id" = 1""")
         conn.execute(f"""update dbo."Products" set "Slot" = -"Slot", "ModifiedDate" = {STAMP} where "Id" in (3, 6)""")
         conn.execute("""update dbo."Products" set "Slot" = 9 + "Slot" where "Id" in (3, 6)""")
-    coded.sync()
+    coded.sync_replicas()
     assert coded.scalar("""select count(*) from _migration.merge_log where rows_updated = 4""") == 1
     assert_replicas_equal(coded)
 
@@ -78,7 +78,7 @@ def test_a_row_holding_a_value_the_batch_gives_another_key_is_displaced(coded: P
     with coded.source() as conn:
         conn.execute("""update dbo."Products" set "Code" = 'recoded' where "Id" = 7""")
         conn.execute(f"""insert into dbo."Products" values (102, 'code 7', 'r9', 2, {STAMP})""")
-    coded.sync()
+    coded.sync_replicas()
     assert coded.scalar(f"select count(*) from {_replica(coded)} where id = 7") == 0
     done = coded.cli("reconcile", "--table", "dbo.Products", "--dbt", "build")
     assert done.returncode == 0, done.stderr[-2000:]
