@@ -1,7 +1,7 @@
 """tidemark's seeds (the tables to sync, the type map, the host aliases) are built into the project's state
 schema, where the state model reads them. A project's own dbt_project.yml that pins them to a schema by
 name keeps them there when TIDEMARK_STATE_SCHEMA names another: beside another tenant's state, or where
-this project's role may not write. Such a pin is refused, with the line that follows the setting."""
+this project's role may not write. Such a pin by name is refused, with the line that follows the setting."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ def seed_schema_problem(project_dir: Path, state: StateSchema) -> str | None:
         # The most specific level that sets a schema decides, as dbt's configuration does.
         levels = (scope.get(seed) if isinstance(scope, Mapping) else None, scope, seeds)
         schema = next((found for found in map(_schema_in, levels) if found is not None), None)
-        if isinstance(schema, str) and spec.STATE_SCHEMA.name not in schema and schema.strip() != state.name:
+        # A name written out; an expression (Jinja) is the project's own, and dbt renders it.
+        if isinstance(schema, str) and "{{" not in schema and schema.strip() != state.name:
             return (
                 f"{project_file}: the seed {seed} is built in the schema {schema!r}, but the state schema is "
                 f"{state.name!r} ({spec.STATE_SCHEMA.name}): set the seeds' schema with `{FOLLOWING_SETTING}`"
