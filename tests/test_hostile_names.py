@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from psycopg import sql
 from pyspark.sql import SparkSession
 
-from extract.config.naming import MAX_NAME_BYTES, RESERVED_COLUMNS, RESERVED_PREFIX, target_names
+from extract.config.naming import MAX_NAME_BYTES, RESERVED_COLUMNS, RESERVED_PREFIX, TargetNames, target_names
 from extract.config.seeds import fold_name
 from extract.core.errors import TidemarkError
 from extract.core.observer import silent
@@ -163,21 +163,21 @@ def change_source(project: Project, schema: str, table: str, key: str, others: l
         )
 
 
-def land_history(project: Project, as_of: date) -> int:
-    """A snapshot of the source as of `as_of` lands, for the next build to apply; returns its rows."""
-    config = project.planner.enabled_tables()[0]
-    return SnapshotLanding(project.planner, config, as_of, None).run(silent).rows_landed
+def land_history(project: Project, as_of: date) -> tuple[TargetNames, int]:
+    """A snapshot of the source as of `as_of` lands, for the next build to apply: its table's names and rows."""
+    landing = SnapshotLanding(project.planner, project.planner.enabled_tables()[0], as_of, None)
+    return landing.plan.names, landing.run(silent).rows_landed
 
 
-def check_history(project: Project, landed: int) -> None:
+def check_history(project: Project, landed: tuple[TargetNames, int]) -> None:
     """The history holds each row of the snapshot applied last once."""
-    names = project.planner.plan(project.planner.enabled_tables()[0]).names
+    names, rows = landed
     current = project.scalar(
         sql.SQL("select count(*) from {} where valid_to is null").format(
             sql.Identifier(names.schema, names.asof_history_table)
         )
     )
-    assert current == landed > 0
+    assert current == rows > 0
 
 
 def check_exact(project: Project) -> None:
