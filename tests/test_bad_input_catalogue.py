@@ -109,6 +109,21 @@ CASES = [
     Case(
         "snapshot of a table without history", ["--table", "dbo.Orders", "--snapshot-date", "2026-01-01"], "dbo.Orders"
     ),
+    # Refused before Java starts (in a second, not after the JVM's start): no JVM would start here.
+    Case("unknown table, no Java", ["--table", "dbo.Nope"], "'dbo.Nope'", env={"JAVA_HOME": "/nonexistent/jdk"}),
+    Case(
+        "reconcile of an unknown table, no Java",
+        ["reconcile", "--table", "dbo.Nope"],
+        "'dbo.Nope'",
+        env={"JAVA_HOME": "/nonexistent/jdk"},
+    ),
+    Case(
+        "seed flag, no Java",
+        ["--all"],
+        "'maybe'",
+        seeds=sync_tables("dbo,Customers,,,maybe"),
+        env={"JAVA_HOME": "/nonexistent/jdk"},
+    ),
     Case("unknown command", ["frobnicate"], "'frobnicate'"),
     Case("verify an unknown table", ["verify", "--table", "dbo.Nope"], "'dbo.Nope'"),
     Case("generate with a bad master", ["generate", "--master", "nope"], "'nope'"),

@@ -38,7 +38,6 @@ class Planner:
         except BaseException:
             self.target_types.close()
             raise
-        context.sources.connect_now()
         #: The pass's catalog read, when it made one: tables are then planned from it.
         self.catalog: CatalogRead | None = None
         self._catalog_outcome: CatalogOutcome | None = None
@@ -124,7 +123,14 @@ class Planner:
 
     def selected(self, names: list[str] | None) -> list[SyncTable]:
         """The tables a sync or reconcile runs: those named (each must be enabled), else every enabled one.
-        A pattern row that matches no table is refused when nothing else is enabled, and said otherwise."""
+        A pattern row that matches no table is refused when nothing else is enabled, and said otherwise.
+        Then the source is connected to: a bad source URL fails before any table starts, and a table
+        named wrongly before the source (or the JVM that reads it) is waited for."""
+        tables = self._selected(names)
+        self.context.sources.connect_now()
+        return tables
+
+    def _selected(self, names: list[str] | None) -> list[SyncTable]:
         if names is not None:
             tables = [self.find(name) for name in names]
             disabled = [t.key for t in tables if not t.enabled]

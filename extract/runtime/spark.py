@@ -84,10 +84,12 @@ def _output_to(path: Path) -> Iterator[None]:
 
 
 class SparkRuntime:
-    """Spark's driver JVM, started at once; Spark's context and session inside it only when first used.
+    """Spark's driver JVM, started when first needed; Spark's context and session inside it only when first used.
 
     Reading the catalog, planning and landing a batch of one partition's size need the JVM (JDBC,
-    the landing classes) but no Spark job: such runs never pay for starting the scheduler.
+    the landing classes) but no Spark job: such runs never pay for starting the scheduler. Input that
+    is wrong in the seeds or on the command line is refused before the JVM starts, in a fraction of
+    the time.
     """
 
     def __init__(
@@ -100,24 +102,32 @@ class SparkRuntime:
     ):
         self._conf = spark_conf(master, extra_jars, java_options, verbose)
         self._log_level = "ERROR" if verbose else "OFF"
-        # Launches the JVM with the settings above (spark-submit's --conf), or finds the running one.
-        with nullcontext() if verbose or jvm_log is None else _output_to(jvm_log):
-            SparkContext._ensure_initialized(conf=self._conf)
+        self._jvm_log = None if verbose else jvm_log
         self._session: SparkSession | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+
+    def start(self) -> None:
+        """Launch the driver JVM with the settings above (spark-submit's --conf), unless it runs."""
+        with self._lock:
+            if SparkContext._gateway is None:
+                with nullcontext() if self._jvm_log is None else _output_to(self._jvm_log):
+                    SparkContext._ensure_initialized(conf=self._conf)
 
     @property
     def jvm(self) -> Any:
+        self.start()
         return SparkContext._jvm
 
     @property
     def gateway(self) -> Any:
+        self.start()
         return SparkContext._gateway
 
     @property
     def session(self) -> SparkSession:
         with self._lock:
             if self._session is None:
+                self.start()
                 self._session = SparkSession.builder.config(conf=self._conf).getOrCreate()
                 self._session.sparkContext.setLogLevel(self._log_level)
             return self._session

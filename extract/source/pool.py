@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from extract.config.urls import DatabaseUrl
@@ -10,7 +11,8 @@ from extract.source.jdbc import JdbcConnection
 
 
 class SourcePool:
-    def __init__(self, jvm: Any, url: DatabaseUrl) -> None:
+    def __init__(self, jvm: Callable[[], Any], url: DatabaseUrl) -> None:
+        """`jvm` gives the driver JVM, started on the first connection."""
         self._jvm = jvm
         self._url = url
         self._local = threading.local()
@@ -36,7 +38,7 @@ class SourcePool:
         return connection
 
     def _connect(self) -> JdbcConnection:
-        connection = JdbcConnection(self._jvm, self._url)
+        connection = JdbcConnection(self._jvm(), self._url)
         with self._lock:
             self._connections.append(connection)
         return connection
