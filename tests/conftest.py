@@ -10,7 +10,6 @@ import itertools
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,6 +31,7 @@ from extract.project.generate import Origin, write_project_files
 from extract.project.package import PACKAGE_FOLDER, install_package
 from extract.runtime.spark import SparkRuntime, get_spark
 from extract.sync_table import RunResult, sync_table
+from tests.cli_runner import run_cli
 from tests.dbt_runner import run_dbt
 
 REPO = Path(__file__).resolve().parent.parent
@@ -149,11 +149,8 @@ class Project:
         return result
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """`python -m extract ARGS` as a user runs it, in this project's environment."""
-        env = {**os.environ, **self.env, "DBT_PROFILES_DIR": str(self.root)}
-        return subprocess.run(
-            [sys.executable, "-m", "extract", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
-        )
+        """`python -m extract ARGS` in a process of its own (see tests/cli_runner.py), in this project's environment."""
+        return run_cli(args, {**os.environ, **self.env, "DBT_PROFILES_DIR": str(self.root)}, REPO)
 
     def build(self, check: bool = True) -> subprocess.CompletedProcess[str]:
         return self.dbt("build", check=check)

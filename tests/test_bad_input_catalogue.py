@@ -1,13 +1,12 @@
-"""A catalogue of bad input, each run as a user runs it (`python -m extract ...`) against a synced
-project: exit code 2, a first error line that names the bad value and holds no secret, and nothing
-changed in either database."""
+"""A catalogue of bad input, each given to the command line (`python -m extract ...`, in a process of
+its own: tests/cli_runner.py) against a synced project: exit code 2, a first error line that names the
+bad value and holds no secret, and nothing changed in either database."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from psycopg import sql
 from pyspark.sql import SparkSession
 
 from extract.devtools.demo.generator import create_and_fill
+from tests.cli_runner import run_cli
 from tests.conftest import REPO, Project, new_project
 from tests.target_state import database_state
 
@@ -389,9 +389,7 @@ def _run(project: Project, case: Case, root: Path) -> subprocess.CompletedProces
         else:
             env[name] = value
     argv = [argument.replace("{root}", str(root)) for argument in case.argv]
-    return subprocess.run(
-        [sys.executable, "-m", "extract", *argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
-    )
+    return run_cli(argv, env, REPO, timeout=300)
 
 
 def first_error_line(stderr: str) -> str:

@@ -8,11 +8,11 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.conftest import REPO, Project
 
 USER_PROJECT = """\
@@ -76,9 +76,7 @@ def _tree(root: Path) -> dict[str, str]:
 def _tidemark(project: Project, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **project.env, "TIDEMARK_PROJECT_DIR": str(root)}
     env.pop("DBT_PROFILES_DIR", None)
-    return subprocess.run(
-        [sys.executable, "-m", "extract", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
-    )
+    return run_cli(args, env, REPO)
 
 
 @pytest.fixture
