@@ -208,6 +208,8 @@ def write_project_files(project_dir: Path, plans: Sequence[TablePlan], origin: O
             "snapshots": [snapshot_doc(p) for p in plans if without_snapshot(p) is None]
         },
     }
+    snapshots_yml = project_dir / "snapshots" / "_replica__snapshots.yml"
+    snapshots_before = snapshots_yml.read_text() if snapshots_yml.is_file() else None
     for path, doc in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_yaml(doc))
@@ -219,7 +221,9 @@ def write_project_files(project_dir: Path, plans: Sequence[TablePlan], origin: O
     strategy = macros / "get_incremental_distinct_merge_sql.sql"
     strategy.write_text(STRATEGY_MACRO)
     written += [macro, strategy]
-    # dbt's partial parsing can keep a rewritten YAML snapshot twice ("two snapshots with
-    # the name ..."); without its cache the next dbt command parses the project afresh.
-    (project_dir / "target" / "partial_parse.msgpack").unlink(missing_ok=True)
+    # dbt's partial parsing can keep a changed YAML snapshot twice ("two snapshots with the name
+    # ..."); without its cache the next dbt command parses the project afresh. Unchanged, the
+    # cache stands: a full parse of a project of hundreds of tables takes dbt many seconds.
+    if snapshots_yml.read_text() != snapshots_before:
+        (project_dir / "target" / "partial_parse.msgpack").unlink(missing_ok=True)
     return written
