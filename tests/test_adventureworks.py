@@ -49,7 +49,8 @@ def test_adventureworks_replicates_exactly_through_random_changes(project: Proje
     with project.source() as conn:
         make_cursor_nullable(conn, samples)
     rows = 244_068
-    for seed in (1, 2):
+    # One round a watermark sees; the hard rounds below sync incrementally again before they reconcile.
+    for seed in (1,):
         with project.target() as conn:
             watermarks = {
                 f"{schema}.{table}": mark
