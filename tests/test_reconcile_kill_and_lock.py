@@ -33,7 +33,7 @@ def drifted(project: Project) -> Project:
         )
     project.write_sync_tables(["dbo,Big,ModifiedDate,,true"])
     project.generate()
-    project.sync()
+    project.sync_replicas()
     with project.source() as conn:
         conn.execute("""delete from dbo."Big" where "Id" % 97 = 0""")
         conn.execute("""update dbo."Big" set "Payload" = 'restored' where "Id" % 89 = 0""")
@@ -93,8 +93,8 @@ def test_a_sync_and_a_reconcile_of_one_table_never_overlap(drifted: Project) -> 
         # Refused (the other holds the table's lock, or the sync's run waits for a merge), or it ran.
         assert code == 0 or (code == 1 and ("is running" in err or "wait for a merge" in err)), err[-2000:]
     # Whatever ran, a merge, a sync and a reconcile leave the replica exact.
-    drifted.build()
-    drifted.sync()
+    drifted.merge()
+    drifted.sync_replicas()
     done = drifted.cli("reconcile", "--table", "dbo.Big", "--dbt", "build")
     assert done.returncode == 0, done.stderr[-3000:]
     assert_replicas_equal(drifted)

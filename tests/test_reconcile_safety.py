@@ -26,7 +26,7 @@ def synced(project: Project) -> Project:
         )
     project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
     project.generate()
-    project.sync()
+    project.sync_replicas()
     return project
 
 
@@ -106,7 +106,7 @@ def test_recent_changes_are_left_to_the_sync(synced: Project) -> None:
     result = json.loads(done.stdout)["tables"][0]
     assert (result["updated"], result["left_to_sync"]) == (1, 1)
     assert synced.scalar(f'select "name" from {_replica(synced)} where "id" = 4') == "item 4"
-    synced.sync()
+    synced.sync_replicas()
     assert_replicas_equal(synced)
 
 
@@ -136,7 +136,7 @@ def test_a_null_key_is_refused(project: Project) -> None:
         conn.execute("""insert into dbo."Loose" values ('a', 'x'), ('b', 'y')""")
     project.write_sync_tables(["dbo,Loose,,Code,true"])
     project.generate()
-    project.sync()
+    project.sync_replicas()
     with project.source() as conn:
         conn.execute("""insert into dbo."Loose" values (null, 'z')""")
     refused = project.cli("reconcile", "--table", "dbo.Loose", "--dbt", "build")

@@ -33,7 +33,7 @@ def stamped(project: Project) -> Project:
     create_items(project, ROWS, "1 hour")
     project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
     project.generate()
-    project.sync()
+    project.sync_replicas()
     return project
 
 
@@ -85,7 +85,7 @@ def test_a_merge_commits_the_state_with_a_new_version_and_an_audit_row(stamped: 
 def test_a_change_decided_on_an_old_version_is_refused(stamped: Project) -> None:
     seen = _state(stamped, "show", "dbo.Items")["state"]["version"]
     _touch(stamped, 4, "meanwhile")
-    stamped.sync()  # a run commits version seen + 1
+    stamped.sync_replicas()  # a run commits version seen + 1
     audit_rows = stamped.scalar("select count(*) from _migration.state_audit")
     done = stamped.cli("state", "rewind", "dbo.Items", "--since", _stamp(5), "--expect-version", str(seen))
     assert done.returncode == 2
@@ -110,7 +110,7 @@ def test_a_rewind_re_reads_exactly_the_window(stamped: Project) -> None:
     done = stamped.cli("state", "rewind", "dbo.Items", "--since", _stamp(15))
     assert done.returncode == 0, done.stderr
     assert stamped.extract()[0].rows_landed == ROWS - 15 + 1  # hours 15..20, the window's rows only
-    stamped.build()
+    stamped.merge()
     assert_replicas_equal(stamped)
     assert stamped.scalar("select rows_unchanged from _migration.merge_log order by merge_id desc limit 1") == 6
     history = _state(stamped, "history", "dbo.Items")
@@ -132,11 +132,11 @@ def test_set_checks_the_value_against_the_cursor_and_the_source_and_reset_reads_
     done = stamped.cli("state", "set", "dbo.Items", "--cursor", _stamp(18))
     assert done.returncode == 0, done.stderr
     assert stamped.extract()[0].rows_landed == 3
-    stamped.build()
+    stamped.merge()
     assert stamped.cli("state", "reset", "dbo.Items").returncode == 0
     result = stamped.extract()[0]
     assert (result.migration_type, result.rows_landed) == ("full", ROWS)
-    stamped.build()
+    stamped.merge()
     assert_replicas_equal(stamped)
 
 
@@ -190,7 +190,7 @@ def test_export_then_import_into_an_empty_target_continues_incrementally(
     _touch(stamped, 7, "after the move")
     result = stamped.extract()[0]
     assert (result.migration_type, result.rows_landed) == ("incremental", 1)
-    stamped.build()
+    stamped.merge()
     assert_replicas_equal(stamped)
 
 
