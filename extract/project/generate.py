@@ -199,20 +199,19 @@ def write_project_files(project_dir: Path, plans: Sequence[TablePlan], origin: O
         path = lake_dir / f"{name}.sql"
         path.write_text(sql)
         written.append(path)
+    snapshots_yml = project_dir / "snapshots" / "_replica__snapshots.yml"
+    snapshots_before = snapshots_yml.read_text() if snapshots_yml.is_file() else None
     files = {
         replica_dir / "_staging__sources.yml": sources_doc(plans),
         replica_dir / "_origin__sources.yml": origin_sources_doc(plans, origin) if origin else {"version": 2},
         replica_dir / "_replica__models.yml": {"version": 2, "models": [model_doc(p) for p in plans]},
         history_dir / "_history__models.yml": {"version": 2, "models": [asof_history_doc(p) for p in with_history]},
-        project_dir / "snapshots" / "_replica__snapshots.yml": {
-            "snapshots": [snapshot_doc(p) for p in plans if without_snapshot(p) is None]
-        },
+        snapshots_yml: {"snapshots": [snapshot_doc(p) for p in plans if without_snapshot(p) is None]},
     }
-    snapshots_yml = project_dir / "snapshots" / "_replica__snapshots.yml"
-    snapshots_before = snapshots_yml.read_text() if snapshots_yml.is_file() else None
-    for path, doc in files.items():
+    texts = {path: _yaml(doc) for path, doc in files.items()}
+    for path, text in texts.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_yaml(doc))
+        path.write_text(text)
         written.append(path)
     macros = project_dir / "macros_generated"
     _clear_generated(macros)
@@ -224,6 +223,6 @@ def write_project_files(project_dir: Path, plans: Sequence[TablePlan], origin: O
     # dbt's partial parsing can keep a changed YAML snapshot twice ("two snapshots with the name
     # ..."); without its cache the next dbt command parses the project afresh. Unchanged, the
     # cache stands: a full parse of a project of hundreds of tables takes dbt many seconds.
-    if snapshots_yml.read_text() != snapshots_before:
+    if texts[snapshots_yml] != snapshots_before:
         (project_dir / "target" / "partial_parse.msgpack").unlink(missing_ok=True)
     return written
