@@ -181,22 +181,24 @@ def new_project(
     spark: SparkSession,
     target_of: Project | None = None,
     target_admin_url: str | None = None,
+    tag: str | None = None,
 ) -> Iterator[Project]:
     """A project in `root` (a copy of this one's dbt project and seeds) with source and target databases
     of its own, dropped afterwards; with `target_of`, it shares that project's target database; with
-    `target_admin_url`, its target database is on that server."""
-    tag = f"{os.getpid()}_{next(_counter)}"
-    root.mkdir(parents=True)
+    `target_admin_url`, its target database is on that server. `tag` names the databases (default: a
+    new name); `root` may hold a project left by another test (see `_project_slot`)."""
+    tag = tag or f"{os.getpid()}_{next(_counter)}"
+    root.mkdir(parents=True, exist_ok=True)
     # gx/: the starter files only, as init writes them (a demo's checks leave more there).
     for name in ("dbt_project.yml", "seeds", "gx/great_expectations.yml", "gx/.gitignore"):
         src = REPO / name
         dst = root / name
         if src.is_dir():
-            shutil.copytree(src, dst)
+            shutil.copytree(src, dst, dirs_exist_ok=True)
         else:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(src, dst)
-    (root / "snapshots").mkdir()
+    (root / "snapshots").mkdir(exist_ok=True)
     shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
     install_package(root, REPO / PACKAGE_FOLDER)
     proj = Project(root, admin_url, spark, tag, None if target_of is None else target_of.target_db, target_admin_url)
@@ -217,7 +219,45 @@ def new_project(
                 admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(db)))
 
 
+#: Per worker: the folders of projects and whether a test holds each (see `_project_slot`).
+_slots: dict[Path, bool] = {}
+
+#: What a slot keeps of the project before it: dbt's parse of it (extract/project/parse_cache.py).
+_KEPT = Path("target/partial_parse.msgpack")
+
+
+@contextmanager
+def _project_slot(base: Path) -> Iterator[tuple[Path, str]]:
+    """A project folder and a database tag that the worker's tests take in turn, each emptied of the
+    project before it but for dbt's parse of it. Tests of one shape (most use the demo tables) then
+    generate the same files under the same names, and dbt parses only what differs, as in a user's
+    project between runs; a test's first build does not parse every macro of dbt anew."""
+    index = next(i for i in itertools.count() if not _slots.get(base / f"slot{i}", False))
+    root = base / f"slot{index}"
+    _slots[root] = True
+    try:
+        if root.exists():
+            for path in sorted(root.rglob("*"), reverse=True):
+                relative = path.relative_to(root)
+                if relative == _KEPT or relative in _KEPT.parents:
+                    continue
+                if path.is_dir() and not path.is_symlink():
+                    path.rmdir()
+                else:
+                    path.unlink()
+        yield root, f"{os.getpid()}_s{index}"
+    finally:
+        _slots[root] = False
+
+
+@pytest.fixture(scope="session")
+def project_slots() -> Iterator[Path]:
+    base = Path(tempfile.mkdtemp(prefix="tidemark-test-projects-"))
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
 @pytest.fixture
-def project(tmp_path: Path, pg_admin_url: str, spark: SparkSession) -> Iterator[Project]:
-    with new_project(tmp_path / "project", pg_admin_url, spark) as proj:
+def project(project_slots: Path, pg_admin_url: str, spark: SparkSession) -> Iterator[Project]:
+    with _project_slot(project_slots) as (root, tag), new_project(root, pg_admin_url, spark, tag=tag) as proj:
         yield proj

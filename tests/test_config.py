@@ -107,20 +107,3 @@ def test_every_seed_parses(tmp_path: Path) -> None:
 
     assert read_host_aliases(REPO / "seeds")["127.0.0.1"] == "demo"
     assert {t.key for t in read_sync_tables(REPO / "seeds")} >= {"dbo.Customers", "dbo.OrderLines"}
-
-
-def test_generate_drops_dbt_partial_parse_cache_when_the_snapshots_change(tmp_path: Path) -> None:
-    from extract.project.generate import write_project_files
-
-    cache = tmp_path / "target" / "partial_parse.msgpack"
-    cache.parent.mkdir()
-    cache.write_bytes(b"stale")
-    written = write_project_files(tmp_path, [])
-    assert not cache.exists()
-    assert (tmp_path / "snapshots" / "_replica__snapshots.yml") in written
-    cache.write_bytes(b"current")
-    write_project_files(tmp_path, [])  # the same snapshots: dbt's cache stands
-    assert cache.read_bytes() == b"current"
-    (tmp_path / "snapshots" / "_replica__snapshots.yml").write_text("snapshots: []  # edited\n")
-    write_project_files(tmp_path, [])
-    assert not cache.exists()

@@ -1,0 +1,35 @@
+"""dbt's partial-parse cache (target/partial_parse.msgpack): whether it must go before dbt next parses.
+
+dbt's partial parsing can keep a YAML snapshot twice when the file defining it changed ("two snapshots
+with the name ...", dbt-core #10903). A cache that parsed another version of the snapshots file is
+dropped, and the next dbt command parses the project afresh. Any other cache stands: a full parse of a
+project of hundreds of tables takes dbt many seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+
+CACHE = Path("target") / "partial_parse.msgpack"
+
+
+def drop_if_it_parsed_another(project_dir: Path, written: Path, text: str) -> None:
+    """Drop the cache when it parsed `written` (a file of the project) with other contents than `text`."""
+    cache = project_dir / CACHE
+    if cache.is_file() and _parsed_another(cache, written.relative_to(project_dir).as_posix(), text):
+        cache.unlink(missing_ok=True)
+
+
+def _parsed_another(cache: Path, relative: str, text: str) -> bool:
+    """dbt names a file `project://path` and keeps the sha256 of its contents, stripped, as it read them."""
+    try:
+        files: dict[str, Any] = msgpack.unpackb(cache.read_bytes(), strict_map_key=False)["files"]
+        known = [entry for file_id, entry in files.items() if file_id.partition("://")[2] == relative]
+        checksums = {str(entry["checksum"]["checksum"]) for entry in known}
+    except Exception:  # a cache this cannot read is one dbt may misread too
+        return True
+    return bool(checksums) and checksums != {hashlib.sha256(text.strip().encode()).hexdigest()}
