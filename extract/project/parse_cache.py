@@ -1,8 +1,9 @@
 """dbt's partial-parse cache (target/partial_parse.msgpack): whether it must go before dbt next parses.
 
-dbt's partial parsing can keep a YAML snapshot twice when the file defining it changed ("two snapshots
-with the name ...", dbt-core #10903). A cache that parsed another version of the snapshots file is
-dropped, and the next dbt command parses the project afresh. Any other cache stands: a full parse of a
+dbt's partial parsing can keep the old version of a YAML snapshot, or keep it twice ("two snapshots
+with the name ..."), when the file defining it changed together with the model it snapshots (dbt-core
+#15785, #11444). A cache that parsed another version of the snapshots file is dropped, and the next dbt
+command parses the project afresh. Any other cache stands: a full parse of a
 project of hundreds of tables takes dbt many seconds.
 """
 
