@@ -8,6 +8,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from extract.config.naming import TargetNames
 from extract.console import ConsoleObserver
 from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, about_table, shown_error
 from extract.core.secrets import mask
@@ -15,10 +16,10 @@ from extract.lifecycle.run import check_target_state
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.readers.reconcile_repairs import reconcile_table
-from extract.reconcile.guards import tables_with_pending_runs
 from extract.reconcile.result import ReconcileOptions
 from extract.report import DbtReport, Outcome, PassReport, TableReport
 from extract.runtime.dbt import InProcessDbt
+from extract.state.waiting import models_to_merge
 
 
 @dataclass(frozen=True)
@@ -44,24 +45,25 @@ class ReconcilePass:
         plans = [planner.plan(config) for config in configs]  # bad configuration stops all, nothing written
         check_target_state(planner.settings)
         dbt_runs: list[bool] = []
+        replicas = {plan.config.key: plan.names for plan in plans}
         if self.dbt is not None:
             self.dbt.check_arguments()
-            if names is not None:
-                self.dbt.select_models([plan.names.model_name for plan in plans])
-            if tables_with_pending_runs(
-                planner.settings.target, planner.settings.state_schema, [p.names.table_key for p in plans]
-            ):
-                dbt_runs.append(self._dbt())  # merge what waits, so that the replicas are compared merged
+            self._dbt(replicas, [], dbt_runs)  # merge what waits, so that the replicas are compared merged
         workers = planner.settings.max_parallel_transfers
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
             summary = list(pool.map(self._reconcile, plans))
-        if self.dbt is not None and any(entry.status == "landed" for entry in summary):
-            dbt_runs.append(self._dbt())
+        landed = [entry.table for entry in summary if entry.status == "landed"]
+        if self.dbt is not None and landed:
+            self._dbt(replicas, landed, dbt_runs)
         return self._outcome(summary, dbt_runs)
 
-    def _dbt(self) -> bool:
+    def _dbt(self, replicas: dict[str, TargetNames], landed: list[str], runs: list[bool]) -> None:
+        """dbt, for the tables that landed repairs or have runs waiting; what it did is added to `runs`."""
         assert self.dbt is not None
-        return self.dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json)
+        settings = self.planner.settings
+        models = models_to_merge(settings.target, settings.state_schema, replicas, landed)
+        if models:
+            runs.append(self.dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json, models=models))
 
     def _reconcile(self, plan: TablePlan) -> TableReport:
         try:
@@ -77,7 +79,9 @@ class ReconcilePass:
             return TableReport(plan.config.key, "failed", error=message)
 
     def _outcome(self, summary: list[TableReport], dbt_runs: list[bool]) -> Outcome:
-        dbt = None if self.dbt is None else DbtReport(self.dbt.args, all(dbt_runs), self.dbt.failure, len(dbt_runs))
+        dbt = None
+        if self.dbt is not None:
+            dbt = DbtReport(self.dbt.ran_with or self.dbt.args, all(dbt_runs), self.dbt.failure, len(dbt_runs))
         report = PassReport(summary, dbt=dbt)
         failed = report.failed
         if self.dbt is not None and not all(dbt_runs):

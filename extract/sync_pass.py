@@ -12,6 +12,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
 from extract.config.settings import Settings
 from extract.console import ConsoleObserver
@@ -28,6 +29,7 @@ from extract.reconcile_pass import ReconcilePass, ReconcileRequest
 from extract.report import DbtReport, Outcome, PassReport, TableReport
 from extract.runtime.dbt import InProcessDbt
 from extract.runtime.spark import SparkRuntime
+from extract.state.waiting import models_to_merge
 from extract.sync_table import sync_table
 
 
@@ -101,22 +103,21 @@ class SyncPass:
                 jobs = list(pool.map(lambda config: self._job(planner, config), tables))
                 if self.dbt is not None:
                     self.dbt.check_arguments()  # dbt's own parser, before anything lands
-                    if request.table_names is not None:
-                        self.dbt.select_models([planner.model_name(config) for config in tables])
                 recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
                 self._catalog["read"] = None if recorded is None else recorded.read_id
                 summary = list(pool.map(lambda job: self._sync(job, observer), jobs))
             if touches_project(recorded, [getattr(t.result, "schema_changes", []) for t in summary]):
                 self._follow_catalog(planner, observer)
+            replicas = {config.key: planner.names(config) for config in tables}
             if self._reconcile_due():
-                return self._reconcile(planner, self._finish(summary, len(tables)))
+                return self._reconcile(planner, self._finish(summary, replicas))
         finally:
             if planner is not None:
                 planner.close()
             context.close()
             if not keep_runtime:
                 self.runtime.stop()
-        return self._finish(summary, len(tables))
+        return self._finish(summary, replicas)
 
     def _read_catalog(self, planner: Planner, observer: Observer) -> None:
         """The catalog read every pass starts with: the tables whose definition changed are described."""
@@ -178,11 +179,16 @@ class SyncPass:
             print(f"error: {about_table(job.config.key, message)}", file=sys.stderr)
             return TableReport(job.config.key, "failed", error=message)
 
-    def _finish(self, summary: list[TableReport], tables: int) -> Outcome:
-        # Tables that landed are merged even when another failed: its runs are simply not pending.
-        dbt = self.dbt
-        dbt_ok = None if dbt is None else dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json)
-        dbt_report = None if dbt is None else DbtReport(dbt.args, dbt_ok, dbt.failure)
+    def _finish(self, summary: list[TableReport], replicas: dict[str, TargetNames]) -> Outcome:
+        """dbt merges the pass's tables that landed, and those an earlier merge left waiting; a table that
+        failed has nothing waiting."""
+        dbt, tables = self.dbt, len(replicas)
+        dbt_ok, dbt_report = None, None
+        if dbt is not None:
+            landed = [entry.table for entry in summary if entry.status == "landed"]
+            models = models_to_merge(self.settings.target, self.settings.state_schema, replicas, landed)
+            dbt_ok = dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json, models=models)
+            dbt_report = DbtReport(dbt.ran_with or dbt.args, dbt_ok, dbt.failure, int(dbt.ran_with is not None))
         report = PassReport(summary, dict(self._catalog), dbt_report)
         failed = report.failed
         if dbt is not None and dbt_ok is False:

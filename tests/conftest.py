@@ -132,6 +132,10 @@ class Project:
             self._planner.context.close()
             self._planner = None
 
+    def model_name(self, table: str) -> str:
+        """The dbt model of a configured table's replica (SCHEMA.TABLE)."""
+        return self.planner.model_name(self.planner.find(table))
+
     def generate(self) -> None:
         plans = [self.planner.plan(c) for c in self.planner.enabled_tables()]
         write_project_files(self.root, plans, Origin.of(self.settings.source, self.planner.aliases))

@@ -87,8 +87,11 @@ def test_every_syncs_on_signal_outlives_a_failed_merge_and_stops_on_sigterm(demo
 
         with demo.target() as conn:
             conn.execute(f"alter table {replica} drop constraint limit_guard")
-        # A model added while the loop sleeps is read before the next run.
-        (demo.root / "models" / "every_probe.sql").write_text("select 1 as probe\n")
+        # A model added while the loop sleeps is read before the next run, and built with the replica it reads.
+        customers = demo.model_name("dbo.Customers")
+        (demo.root / "models" / "every_probe.sql").write_text(
+            f"select count(*) as probe from {{{{ ref('{customers}') }}}}\n"
+        )
         loop.signal(signal.SIGUSR1)
         third = loop.next_sync()
         assert (third["sync"], third["exit_code"], third["dbt"]["success"]) == (3, 0, True), third

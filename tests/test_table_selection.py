@@ -1,5 +1,6 @@
-"""A `--table` sync merges its own tables (dbt builds their replicas, histories and tests, and the
-state model), not every model: a configured table never synced does not fail it. A pattern row of
+"""A pass merges its tables that have runs waiting (dbt builds their replicas, histories and tests, and
+the state model), not every model: a configured table never synced does not fail it, and a pass with
+nothing waiting runs no dbt. A pattern row of
 the seed is no table: the state and `status` show the tables it takes, never the pattern itself."""
 
 from __future__ import annotations
@@ -35,3 +36,66 @@ def test_a_table_sync_builds_its_nodes_and_a_pattern_row_is_no_table(project: Pr
     assert by_table == {"dbo.Items": "success", "dbo.Later": "never synced", "dbo.PartA": "success"}, by_table
     history = json.loads(project.cli("status", "--history", "--json").stdout)["runs"]
     assert {run["status"] for run in history} == {"merged"}
+
+
+def _create_tables(project: Project, tables: tuple[str, ...]) -> None:
+    with project.source() as conn:
+        conn.execute("create schema if not exists dbo")
+        for table in tables:
+            ref = sql.Identifier("dbo", table)
+            conn.execute(sql.SQL('create table {} ("Id" integer primary key, "Name" text)').format(ref))
+            conn.execute(sql.SQL("insert into {} values (1, 'one'), (2, 'two')").format(ref))
+
+
+def _nodes_run(project: Project) -> set[str]:
+    """The nodes of dbt's last run, by name: `model.PROJECT.NAME` becomes NAME."""
+    results = json.loads((project.root / "target" / "run_results.json").read_text())["results"]
+    return {str(result["unique_id"]).split(".", 2)[2] for result in results}
+
+
+def test_a_pass_merges_the_tables_with_runs_waiting_and_runs_no_dbt_when_none_waits(project: Project) -> None:
+    _create_tables(project, ("Items", "Later", "Other"))
+    project.write_sync_tables(["dbo,Items,,,true", "dbo,Later,,,true", "dbo,Other,,,true"])
+    project.generate()
+    done = project.cli("--all", "--dbt", "build", "--quiet")
+    assert done.returncode == 0, done.stderr[-3000:]
+    model = {t: project.model_name(f"dbo.{t}") for t in ("Items", "Later", "Other")}
+    assert {model["Items"], model["Later"], model["Other"]} <= _nodes_run(project)
+
+    project.extract("dbo.Items")  # lands; its merge waits
+    done = project.cli("--table", "dbo.Later", "--dbt", "build", "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    ran = _nodes_run(project)
+    assert {model["Later"], model["Later"] + "__history", "_migration_state", "sync_tables"} <= ran
+    assert any(f"unique_{model['Later']}_" in node for node in ran), ran  # its tests
+    assert not any(model["Items"] in node or model["Other"] in node for node in ran), ran
+    assert json.loads(done.stdout)["dbt"]["runs"] == 1
+
+    # With Items in the pass, the run an earlier pass left is merged with the one this pass lands.
+    done = project.cli("--table", "dbo.Items", "--dbt", "run", "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert model["Items"] in _nodes_run(project)
+    assert project.scalar("select count(*) from _migration.pending_runs") == 0
+
+    # A pass in which nothing lands (another sync of the table holds it) runs no dbt.
+    other = project.planner.names(project.planner.find("dbo.Other")).table_key
+    with project.target() as holder:
+        holder.execute("select pg_advisory_lock(hashtext(%s))", ("tidemark:extract:" + other,))
+        done = project.cli("--table", "dbo.Other", "--dbt", "build", "--json")
+    assert done.returncode == 1, done.stderr[-3000:]
+    dbt = json.loads(done.stdout)["dbt"]
+    assert (dbt["args"][0], dbt["runs"], dbt["success"], dbt["error"]) == ("build", 0, True, None), dbt
+    assert "dbt build: no table has a run waiting for a merge" in done.stderr
+
+    # A reconcile merges the repairs of the tables it found different, after merging none before.
+    with project.source() as conn:
+        conn.execute('delete from dbo."Items" where "Id" = 2')
+    done = project.cli("reconcile", "--all", "--allow-mass-delete", "--dbt", "run", "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout)["dbt"]["runs"] == 1
+    assert _nodes_run(project) == {model["Items"], "_migration_state"}  # run: no seed, no test
+
+    # Arguments that choose nodes run as given.
+    done = project.cli("--table", "dbo.Later", "--dbt", "build --select sync_tables", "--quiet")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _nodes_run(project) == {"sync_tables"}

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import psycopg
 
 from extract.catalog_state.read import CatalogOutcome, CatalogRead, CatalogReader
-from extract.config.naming import check_column_names, check_distinct_replicas, target_names
+from extract.config.naming import TargetNames, check_column_names, check_distinct_replicas, target_names
 from extract.config.patterns import expand_patterns, is_pattern, unmatched_patterns
 from extract.config.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.config.settings import Settings
@@ -114,9 +114,13 @@ class Planner:
         known = ", ".join(t.key for t in self.tables) or "none"
         raise TidemarkError(f"unknown table {name!r}: not in seeds/sync_tables.csv (configured: {known})")
 
+    def names(self, config: SyncTable) -> TargetNames:
+        """The names of a configured table's replica: its dbt model, its key in the state, its tables."""
+        return target_names(self.settings.source, self.aliases, config.source_schema, config.source_table)
+
     def model_name(self, config: SyncTable) -> str:
         """The dbt model of a configured table's replica."""
-        return target_names(self.settings.source, self.aliases, config.source_schema, config.source_table).model_name
+        return self.names(config).model_name
 
     def enabled_tables(self) -> list[SyncTable]:
         return [t for t in self.tables if t.enabled]

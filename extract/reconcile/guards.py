@@ -3,13 +3,9 @@ read of the source (an empty source, or more than the allowed share of the repli
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import psycopg
 
-from extract.config.urls import DatabaseUrl
 from extract.core.errors import BatchRefused
-from extract.core.state_schema import StateSchema
 from extract.planning.table_plan import TablePlan
 from extract.source.dialects.postgres import PostgresDialect
 
@@ -28,17 +24,6 @@ def refuse_pending_runs(conn: psycopg.Connection, plan: TablePlan) -> None:
             f"{plan.config.key}: run(s) {runs} landed and wait for a merge; a reconcile compares the merged "
             "replica: run dbt build first (or reconcile with --dbt build, which merges them before)"
         )
-
-
-def tables_with_pending_runs(target: DatabaseUrl, state: StateSchema, table_keys: Sequence[str]) -> bool:
-    """Whether some of the tables have runs waiting for a merge."""
-    with psycopg.connect(target.libpq_url, autocommit=True) as conn:
-        if not state.has(conn, "pending_runs"):
-            return False
-        found = conn.execute(
-            state.sql("select exists (select 1 from {pending_runs} where table_key = any(%s))"), (list(table_keys),)
-        ).fetchone()
-    return bool(found and found[0])
 
 
 def replica_rows(conn: psycopg.Connection, plan: TablePlan) -> int:

@@ -11,6 +11,7 @@ import shlex
 import sys
 import threading
 import warnings
+from collections.abc import Collection
 from contextlib import nullcontext, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,8 @@ class InProcessDbt:
         self._parsed = project_fingerprint(self._project)
         #: Why the last run failed, in a line: dbt's exception, or the nodes that failed and dbt's message.
         self.failure: str | None = None
+        #: The arguments of the last run; None: it had nothing to merge, and dbt did not run.
+        self.ran_with: list[str] | None = None
         #: Why dbt's own parser refuses the arguments (None: it takes them), set once dbt is imported.
         self._refusal: str | None = None
         self._checked = threading.Event()
@@ -90,16 +93,22 @@ class InProcessDbt:
         if self._refusal is None:
             self._parse()
 
-    def select_models(self, models: list[str]) -> None:
-        """Build only these replicas and what follows from them (their history, the state model, their
-        tests), unless the arguments select nodes themselves: a `--table` sync merges its tables, and
-        a model of a table never synced is not built."""
-        if not models or any(a in SELECTION_OPTIONS or a.split("=", 1)[0] in SELECTION_OPTIONS for a in self.args):
-            return
+    def chooses_nodes(self) -> bool:
+        """Whether the arguments say which nodes to run themselves (or run a command that runs no nodes)."""
         if self.args[0] not in SELECTING_COMMANDS:
-            return
-        # The state model reads the seed of the configured tables: built too, as a plain build would.
-        self.args = [*self.args, "--select", *(f"{model}+" for model in models), "sync_tables"]
+            return True
+        return any(a in SELECTION_OPTIONS or a.split("=", 1)[0] in SELECTION_OPTIONS for a in self.args)
+
+    def arguments_for(self, models: Collection[str]) -> list[str] | None:
+        """The arguments that merge `models` (the replicas with runs waiting for a merge): those given with
+        a selection of these replicas and what follows from them (their history, the state model, their
+        tests), and the seed of the configured tables that the state model reads. Arguments that choose
+        nodes themselves are kept as they are. None: nothing waits, and dbt need not run."""
+        if self.chooses_nodes():
+            return self.args
+        if not models:
+            return None
+        return [*self.args, "--select", *(f"{model}+" for model in sorted(models)), "sync_tables"]
 
     def check_arguments(self) -> None:
         """Refuse arguments dbt's own command line would refuse (waits for dbt's import, not its parse)."""
@@ -121,8 +130,16 @@ class InProcessDbt:
         except Exception:  # only a head start, as above
             return
 
-    def run(self, quiet: bool, stdout_is_data: bool) -> bool:
-        """Run dbt; its output goes to stderr when stdout carries --json. True when dbt succeeded."""
+    def run(self, quiet: bool, stdout_is_data: bool, models: Collection[str] | None = None) -> bool:
+        """Run dbt (for `models` only, see `arguments_for`); its output goes to stderr when stdout carries
+        --json. True when dbt succeeded, or had nothing to merge."""
+        args = self.args if models is None else self.arguments_for(models)
+        self.failure = None
+        self.ran_with = args
+        if args is None:
+            if not quiet:
+                print(f"dbt {' '.join(self.requested)}: no table has a run waiting for a merge", file=sys.stderr)
+            return True
         self._parsing.join()
         from dbt.cli.main import dbtRunner
 
@@ -131,7 +148,7 @@ class InProcessDbt:
             self._parsed = now
             self._manifest = None
             self._parse()
-        args = [*self.args, "--quiet"] if quiet and "--quiet" not in self.args else self.args
+        args = [*args, "--quiet"] if quiet and "--quiet" not in args else args
         ignore_absent_seed_columns()
         with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
             result = dbtRunner(manifest=self._manifest).invoke(args)
