@@ -3,7 +3,8 @@ prometheus_client: a collector reads them from the state in the target at each s
 for every process that syncs there:
 
 - `tidemark_lag_seconds{table}`: seconds since the committed watermark was read from the source (the
-  start of the latest merged run): how old the newest change the replica surely holds can be;
+  start of the latest merged run), or since a later pass found nothing to read: how old the newest
+  change the replica surely holds can be;
 - `tidemark_rows_landed_total{table}` and `tidemark_rows_merged_total{table,change}`;
 - `tidemark_last_success_timestamp_seconds{table}`: when its latest merge committed;
 - `tidemark_runs_failed_total{table}` and `tidemark_last_run_failed{table}`;
@@ -40,7 +41,7 @@ select
     coalesce(merged.updated, 0) as updated,
     coalesce(merged.deleted, 0) as deleted,
     merged.last_success,
-    extract(epoch from clock_timestamp() - committed_run.started_at) as lag
+    extract(epoch from clock_timestamp() - fresh.fresh_as_of) as lag
 from {runs} as runs
 left join (
     select
@@ -52,11 +53,10 @@ left join (
     from {merge_log} as m
     group by m.table_key
 ) as merged on runs.table_key = merged.table_key
-left join {committed_watermarks} as committed on runs.table_key = committed.table_key
-left join {runs} as committed_run on committed.run_id = committed_run.run_id
+left join {freshness} as fresh on runs.table_key = fresh.table_key
 where runs.migration_type <> 'reconcile'
 group by runs.source_schema, runs.source_table, merged.inserted, merged.updated, merged.deleted,
-    merged.last_success, committed_run.started_at
+    merged.last_success, fresh.fresh_as_of
 order by 1
 """
 

@@ -57,6 +57,11 @@ class PassReport:
     def landed(self) -> list[str]:
         return [t.table for t in self.tables if t.status == "landed"]
 
+    @property
+    def unchanged(self) -> list[str]:
+        """Tables a check found with nothing to read (extract/readers/unchanged.py): they ran no run."""
+        return [t.table for t in self.tables if t.status == "unchanged"]
+
     def as_json(self) -> dict[str, object]:
         if self.error is not None:
             return {"error": self.error}

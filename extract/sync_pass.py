@@ -12,18 +12,31 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import psycopg
+
+from extract.catalog_state.read import CatalogRead
 from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
 from extract.config.settings import Settings
 from extract.console import ConsoleObserver
-from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, TidemarkError, about_table, shown_error
+from extract.core.errors import (
+    EXIT_DBT_FAILED,
+    EXIT_OK,
+    EXIT_TABLE_FAILED,
+    SourceError,
+    TidemarkError,
+    about_table,
+    shown_error,
+)
 from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import check_target_state
 from extract.planning.planner import Planner
+from extract.planning.table_plan import TablePlan
 from extract.project.follow_catalog import follow_catalog, touches_project
 from extract.readers.asof_snapshot import SnapshotLanding
+from extract.readers.unchanged import find_unchanged
 from extract.reconcile.result import ReconcileOptions
 from extract.reconcile_pass import ReconcilePass, ReconcileRequest
 from extract.report import DbtReport, Outcome, PassReport, TableReport
@@ -39,6 +52,8 @@ class TableJob:
 
     config: SyncTable
     run: Callable[[Observer], Any]
+    #: The plan of a sync of changed rows: a check may stand in for it (extract/readers/unchanged.py).
+    checkable: TablePlan | None = None
 
 
 @dataclass(frozen=True)
@@ -105,7 +120,10 @@ class SyncPass:
                     self.dbt.check_arguments()  # dbt's own parser, before anything lands
                 recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
                 self._catalog["read"] = None if recorded is None else recorded.read_id
-                summary = list(pool.map(lambda job: self._sync(job, observer), jobs))
+                unchanged = self._unchanged(planner, jobs, recorded, observer)
+                to_run = self._to_run(jobs, unchanged)
+                ran = {report.table: report for report in pool.map(lambda job: self._sync(job, observer), to_run)}
+                summary = [unchanged.get(job.config.key) or ran[job.config.key] for job in jobs]
             if touches_project(recorded, [getattr(t.result, "schema_changes", []) for t in summary]):
                 self._follow_catalog(planner, observer)
             replicas = {config.key: planner.names(config) for config in tables}
@@ -118,6 +136,25 @@ class SyncPass:
             if not keep_runtime:
                 self.runtime.stop()
         return self._finish(summary, replicas)
+
+    def _unchanged(
+        self, planner: Planner, jobs: list[TableJob], read: CatalogRead | None, observer: Observer
+    ) -> dict[str, TableReport]:
+        """The tables a check finds with nothing to read, reported as such; the others run. A table whose
+        definition this pass's catalog read found changed runs, to follow it."""
+        changed = set() if read is None else {change.table_key for change in read.changes}
+        plans = [job.checkable for job in jobs if job.checkable is not None and job.config.key not in changed]
+        try:
+            found = find_unchanged(planner.context, plans) if plans else []
+        except (SourceError, psycopg.Error):
+            return {}  # every table runs, and says what failed
+        if found:
+            observer(Note(None, f"{len(found)} table(s) unchanged since their watermark: nothing to read"))
+        return {entry.table: TableReport(entry.table, "unchanged", entry) for entry in found}
+
+    @staticmethod
+    def _to_run(jobs: list[TableJob], unchanged: dict[str, TableReport]) -> list[TableJob]:
+        return [job for job in jobs if job.config.key not in unchanged]
 
     def _read_catalog(self, planner: Planner, observer: Observer) -> None:
         """The catalog read every pass starts with: the tables whose definition changed are described."""
@@ -146,9 +183,10 @@ class SyncPass:
         return self._reconciled_at is None or time.monotonic() - self._reconciled_at >= every.total_seconds()
 
     def _reconcile(self, planner: Planner, synced: Outcome) -> Outcome:
-        """After the merge, reconcile the tables that landed; `--dbt`'s dbt applies the repairs."""
+        """After the merge, reconcile the tables that landed or had nothing to read; `--dbt`'s dbt applies
+        the repairs."""
         request = self.request
-        names = synced.report.landed
+        names = synced.report.landed + synced.report.unchanged
         if not names or synced.exit_code == EXIT_DBT_FAILED:
             return synced
         self._reconciled_at = time.monotonic()
@@ -167,7 +205,9 @@ class SyncPass:
         plan = planner.plan(config)
         planner.check_unique_values(plan)
         refresh = request.full_refresh and self._catalog_reads == 1
-        return TableJob(config, lambda observer: sync_table(planner.context, plan, observer, refresh))
+        return TableJob(
+            config, lambda observer: sync_table(planner.context, plan, observer, refresh), None if refresh else plan
+        )
 
     def _sync(self, job: TableJob, observer: ConsoleObserver) -> TableReport:
         try:

@@ -187,6 +187,9 @@ def test_a_backfill_is_read_until_a_full_run_is_merged(evolving: Project) -> Non
         assert _table(json.loads(done.stdout))["migration_type"] == "full"
     assert _table(_sync(evolving))["migration_type"] == "full"
     assert assert_replicas_equal(evolving) == 50
+    assert _table(_sync(evolving))["status"] == "unchanged"  # the backfill is done, and nothing changed since
+    with evolving.source() as conn:
+        conn.execute(f"""update dbo."Items" set "Flag" = 8, "ModifiedDate" = {STAMP} where "Id" = 5""")
     assert _table(_sync(evolving))["migration_type"] == "incremental"
 
 

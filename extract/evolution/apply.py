@@ -40,21 +40,7 @@ returning change_id
 
 #: Changes whose backfill no full run merged since.
 _BACKFILL_DUE = """
-select string_agg(coalesce(changed.column_name, changed.change), ', ' order by changed.change_id)
-from {schema_changes} as changed
-where
-    changed.table_key = %s
-    and changed.backfill_after_run is not null
-    and not exists (
-        select 1
-        from {merge_log} as merged
-        inner join {run_log} as landed
-            on landed.run_id = any(merged.run_ids) and landed.status = 'landed'
-        where
-            merged.table_key = changed.table_key
-            and landed.migration_type = 'full'
-            and landed.run_id > changed.backfill_after_run
-    )
+select string_agg(due.backfilled, ', ' order by due.change_id) from {backfills_due} as due where due.table_key = %s
 """
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+from dataclasses import astuple, dataclass
 
 from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
@@ -20,6 +22,19 @@ class TablePlan:
     names: TargetNames
     #: The target's schema for tidemark's state, where the table's runs are logged.
     state: StateSchema
+
+    @property
+    def fingerprint(self) -> str:
+        """What the replica is built to: every planned column as the source has it and as it lands, the key,
+        the cursor and the seed's settings. A run records it; a table whose plan changed since its latest
+        run is run again, never only checked for changes (extract/readers/unchanged.py)."""
+        shape = (
+            [[astuple(c.source), c.target_name, c.target_type, c.transfer] for c in self.columns],
+            self.key_columns,
+            self.cursor and self.cursor.name,
+            astuple(self.config),
+        )
+        return hashlib.sha256(json.dumps(shape, default=str).encode()).hexdigest()
 
     @property
     def key_columns(self) -> list[str]:

@@ -28,12 +28,11 @@ from extract.source.dialects.postgres_canonical import canonical_text
 
 _TARGET = PostgresDialect()
 
-# The watermark's age: since the start of the run whose watermark is committed (as the lag metric).
+# The watermark's age: since the start of the run whose watermark is committed, or a later check that
+# found the source unchanged (as the lag metric).
 _WATERMARK_AGE = (
-    "select extract(epoch from clock_timestamp() - runs.started_at) "
-    "from {committed_watermarks} as committed "
-    "join {runs} as runs on committed.run_id = runs.run_id "
-    "where committed.table_key = :table_key"
+    "select extract(epoch from clock_timestamp() - fresh.fresh_as_of) "
+    "from {freshness} as fresh where fresh.table_key = :table_key"
 )
 
 

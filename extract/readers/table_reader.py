@@ -61,4 +61,5 @@ class RunLogReader(TableReader):
             source_filter=source_filter,
             rows_landed=0,
             partitions_landed=0,
+            plan_fingerprint=plan.fingerprint,
         )

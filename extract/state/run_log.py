@@ -65,6 +65,8 @@ class RunRecord:
     output_state: dict[str, object] | None = None
     #: A --full-refresh run: its rows replace the replica (they land apart from staging).
     replaces_replica: bool | None = None
+    #: The table's plan as the run read it (TablePlan.fingerprint).
+    plan_fingerprint: str | None = None
 
 
 def ensure_state_schema(conn: psycopg.Connection, state: StateSchema) -> None:

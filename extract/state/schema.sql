@@ -68,6 +68,7 @@ create index if not exists merge_log_table_key on {state}.merge_log (table_key);
 alter table {state}.run_log add column if not exists input_state jsonb;
 alter table {state}.run_log add column if not exists output_state jsonb;
 alter table {state}.run_log add column if not exists replaces_replica boolean;
+alter table {state}.run_log add column if not exists plan_fingerprint text;
 
 -- The state registry: per stream (replica), the state its merges committed, one version more at
 -- every change. The merge's own transaction writes it (the trigger on merge_log below), so a run's
@@ -301,7 +302,36 @@ create table if not exists {state}.schema_changes (
 );
 create index if not exists schema_changes_table_key on {state}.schema_changes (table_key);
 
+-- A pass that finds no row a table's next run would read lands no run for it: the check is kept
+-- here instead, one row per table, overwritten by the next (it changes no state, so no version).
+-- checked_through: the source's clock (or lowest active modify id) read before the check.
+create table if not exists {state}.stream_checks (
+    table_key text primary key,
+    checked_through text not null,
+    checked_at timestamptz not null
+);
+
 -- What the extract and the dbt models both read: defined here once.
+
+-- Schema changes whose backfill no full run merged since: the next run reads every row.
+create or replace view {state}.backfills_due as
+select
+    changed.table_key,
+    changed.change_id,
+    coalesce(changed.column_name, changed.change) as backfilled
+from {state}.schema_changes as changed
+where
+    changed.backfill_after_run is not null
+    and not exists (
+        select 1
+        from {state}.merge_log as merged
+        inner join {state}.run_log as landed
+            on landed.run_id = any(merged.run_ids) and landed.status = 'landed'
+        where
+            merged.table_key = changed.table_key
+            and landed.migration_type = 'full'
+            and landed.run_id > changed.backfill_after_run
+    );
 
 -- Each run as its latest event says.
 create or replace view {state}.runs as
@@ -374,6 +404,21 @@ left join lateral (
     where m.table_key = state.table_key
 ) as merged on true
 where state.cursor_value is not null;
+
+-- Per table, when its replica was last known to hold the source: the start of the run whose state is
+-- committed, or a later check that found nothing to read (the freshness checks and the lag metric).
+create or replace view {state}.freshness as
+select
+    committed.table_key,
+    greatest(committed_run.started_at, checks.checked_at) as fresh_as_of
+from {state}.committed_watermarks as committed
+left join lateral (
+    select run.started_at from {state}.run_log as run
+    where run.run_id = committed.run_id
+    order by run.event_id
+    limit 1
+) as committed_run on true
+left join {state}.stream_checks as checks on committed.table_key = checks.table_key;
 
 -- The canonical text of a value, one function per form (extract/project/verify.py's kind_of
 -- says which form a replica column takes), and the two hashes reconcile takes of a row's text:

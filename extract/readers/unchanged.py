@@ -1,0 +1,122 @@
+"""The check that stands in for a run when a table has nothing to read.
+
+A pass asks the source, for many tables in one query, whether any row matches what each table's next run
+would read: the changed-rows filter from the committed watermark (the safety window, and rows with a
+NULL cursor, included). A table that matches none lands no run, needs no merge, and its state stays as
+it was: its next run still reads from the same watermark, so a row that commits later is read then.
+The check is recorded (the source's clock or modify id read before it), so the replica's freshness
+counts from it.
+
+Only a table whose latest run was of the plan it has now is checked; one whose definition changed in
+the source (the pass's catalog read says so), whose seed settings or type map changed, with runs
+waiting, running or a backfill due, or without a cursor, runs as always.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import psycopg
+
+from extract.core.errors import LogicalError, SourceError
+from extract.lifecycle.context import RunContext
+from extract.partitions.plan import source_filter
+from extract.planning.table_plan import TablePlan
+from extract.readers.read_start import read_segments
+from extract.source.watermarks import check_monotonic, read_watermark, usable_watermark
+from extract.state.unchanged import checkable, record_checks
+
+#: Tables asked about in one query.
+TABLES_PER_QUERY = 100
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """A table the pass found with nothing to read: what the pass reports for it."""
+
+    table: str
+    target: str
+    #: The committed watermark, where its next run still reads from.
+    watermark: str
+    #: The source's clock (or modify id) read before the check.
+    checked_through: str
+
+
+@dataclass(frozen=True)
+class _Probe:
+    plan: TablePlan
+    watermark: str
+    condition: str
+
+
+def find_unchanged(context: RunContext, plans: Sequence[TablePlan]) -> list[Unchanged]:
+    """Those of `plans` with nothing to read now; their checks are recorded."""
+    settings = context.settings
+    with_cursor = {plan.names.table_key: plan for plan in plans if plan.cursor is not None}
+    if not with_cursor:
+        return []
+    with psycopg.connect(settings.target.libpq_url) as conn:
+        committed = checkable(conn, settings.state_schema, {k: p.fingerprint for k, p in with_cursor.items()})
+        probes = _probes(context, [with_cursor[key] for key in committed], committed)
+        if not probes:
+            return []
+        started = datetime.now(UTC)
+        readings = _readings(context, probes)
+        found = [
+            Unchanged(p.plan.config.key, p.plan.names.table_key, p.watermark, readings[_kind(context, p.plan)])
+            for p in _without_rows(context, probes)
+            if _after(p, readings[_kind(context, p.plan)])
+        ]
+        record_checks(conn, settings.state_schema, {u.target: u.checked_through for u in found}, started)
+    return found
+
+
+def _probes(context: RunContext, plans: list[TablePlan], committed: dict[str, str]) -> list[_Probe]:
+    probes = []
+    for plan in plans:
+        watermark = usable_watermark(context.dialect, plan.cursor, committed[plan.names.table_key])
+        condition = source_filter(read_segments(context, plan, watermark)) if watermark else ""
+        if watermark and condition:
+            probes.append(_Probe(plan, watermark, condition))
+    return probes
+
+
+def _kind(context: RunContext, plan: TablePlan) -> bool:
+    """Whether the table's cursor is a modify id (else a clock)."""
+    return plan.cursor is not None and context.dialect.is_modify_id(plan.cursor)
+
+
+def _readings(context: RunContext, probes: list[_Probe]) -> dict[bool, str]:
+    """The source's clock, and its lowest active modify id, as a run reads them before its data query."""
+    cursors = {_kind(context, p.plan): p.plan.cursor for p in probes}
+    return {kind: read_watermark(context.source, context.dialect, cursor) for kind, cursor in cursors.items()}
+
+
+def _after(probe: _Probe, reading: str) -> bool:
+    """A reading before the committed watermark is no check: the table's run says what went wrong."""
+    try:
+        check_monotonic(probe.plan.config.key, probe.watermark, reading)
+    except LogicalError:
+        return False
+    return True
+
+
+def _without_rows(context: RunContext, probes: list[_Probe]) -> list[_Probe]:
+    """The probes whose tables hold no row their next run would read."""
+    empty = []
+    for start in range(0, len(probes), TABLES_PER_QUERY):
+        chunk = probes[start : start + TABLES_PER_QUERY]
+        query = " union all ".join(
+            f"select {number} as probe, case when exists (select 1 from {context.table_ref(p.plan.table)}"
+            f" where {p.condition}) then 1 else 0 end as found"
+            for number, p in enumerate(chunk)
+        )
+        try:
+            rows = context.source.rows(query)
+        except SourceError:
+            continue  # each table's run says what failed
+        with_rows = {int(str(number)) for number, found in rows if str(found) == "1"}
+        empty += [p for number, p in enumerate(chunk) if number not in with_rows]
+    return empty

@@ -1,0 +1,85 @@
+"""A pass asks the source whether a table has anything to read before running it. A table with nothing
+lands no run and needs no merge, its state stays, and its next run reads from the same watermark; a
+table without a cursor, with rows of NULL cursor, or whose definition changed runs as before."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.conftest import Project
+from tests.demo_fixture import demo
+from tests.replica_check import assert_replicas_equal
+
+__all__ = ["demo"]
+
+
+def _pass(project: Project, *args: str) -> dict[str, Any]:
+    done = project.cli("--all", "--dbt", "build", "--json", *args)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def _statuses(report: dict[str, Any]) -> dict[str, str]:
+    return {entry["table"]: entry["status"] for entry in report["tables"]}
+
+
+def _versions(project: Project) -> dict[str, int]:
+    with project.target() as conn:
+        return dict(conn.execute("select table_key, version from _migration.stream_state").fetchall())
+
+
+def test_a_table_with_nothing_to_read_lands_no_run_and_is_read_from_its_watermark_later(demo: Project) -> None:
+    assert set(_statuses(_pass(demo)).values()) == {"landed"}
+    versions, last_event = _versions(demo), demo.scalar("select max(event_id) from _migration.run_log")
+
+    quiet = _pass(demo)
+    statuses = _statuses(quiet)
+    assert statuses["dbo.Customers"] == statuses["dbo.Products"] == "unchanged", statuses
+    assert statuses["dbo.Countries"] == "landed"  # no cursor: read whole every time
+    with demo.source() as conn:  # rows of NULL cursor are read every time
+        nulls = {
+            table: conn.execute(f'select count(*) from dbo."{table}" where "{cursor}" is null').fetchone()[0]  # type: ignore[index]
+            for table, cursor in (("Orders", "UpdatedAt"), ("OrderLines", "ModifiedDate"))
+        }
+    for table, count in nulls.items():
+        assert statuses[f"dbo.{table}"] == ("landed" if count else "unchanged"), (statuses, nulls)
+    unchanged = [entry for entry in quiet["tables"] if entry["status"] == "unchanged"]
+    assert all(entry["watermark"] and entry["checked_through"] > entry["watermark"] for entry in unchanged)
+    # No run, no new state version; the check is kept for the freshness.
+    logged = demo.scalar(
+        "select count(*) from _migration.run_log where event_id > %s and table_key = any(%s)",
+        (last_event, [entry["target"] for entry in unchanged]),
+    )
+    assert logged == 0
+    after = _versions(demo)
+    assert all(after[entry["target"]] == versions[entry["target"]] for entry in unchanged)
+    checked = demo.scalar("select count(*) from _migration.stream_checks")
+    assert checked == len(unchanged)
+    fresh = demo.scalar(
+        "select count(*) from _migration.freshness as f join _migration.stream_checks as c using (table_key)"
+        " where f.fresh_as_of = c.checked_at"
+    )
+    assert fresh == len(unchanged)
+
+    # A row stamped at the committed watermark, before the check's clock reading, committed after the
+    # check: the watermark did not move, so the next pass reads it.
+    (customers,) = [entry for entry in unchanged if entry["table"] == "dbo.Customers"]
+    with demo.source() as conn:
+        conn.execute(
+            """update dbo."Customers" set "Email" = 'late@example.com', "ModifiedDate" = %s where "CustomerID" = 7""",
+            (customers["watermark"],),
+        )
+    late = _pass(demo)
+    assert _statuses(late)["dbo.Customers"] == "landed"
+    assert _statuses(late)["dbo.Products"] == "unchanged"
+    assert_replicas_equal(demo)
+
+    # A column added in the source: the catalog read sees it, and the table runs to follow it.
+    with demo.source() as conn:
+        conn.execute('alter table dbo."Products" add column "Colour" varchar(20)')
+    followed = _pass(demo)
+    assert _statuses(followed)["dbo.Products"] == "landed"
+    assert_replicas_equal(demo)
+    assert _statuses(_pass(demo))["dbo.Products"] == "unchanged"
