@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
@@ -80,7 +79,7 @@ def test_great_expectations_loads_under_a_main_module_without_a_file() -> None:
 
 
 def test_state_schema_is_closed_to_public(demo: Project) -> None:
-    demo.sync()
+    demo.sync_replicas()
     with demo.target() as conn:
         conn.execute("create role tidemark_reader login")
         try:
@@ -93,7 +92,7 @@ def test_state_schema_is_closed_to_public(demo: Project) -> None:
 
 
 def test_verify_finds_a_changed_value_that_counts_cannot(demo: Project) -> None:
-    demo.sync()
+    demo.sync_replicas()
     plans = [demo.planner.plan(c) for c in demo.planner.enabled_tables()]
     assert all(v.ok for v in verify_tables(demo.planner, plans))
     with demo.target() as conn:
@@ -106,15 +105,13 @@ def test_verify_finds_a_changed_value_that_counts_cannot(demo: Project) -> None:
 
 
 def test_verify_command_exit_codes(demo: Project) -> None:
-    demo.sync()
-    env = {**os.environ, **demo.env}
-    command = [sys.executable, "-m", "extract", "verify", "--all"]
-    same = subprocess.run(command, env=env, capture_output=True, text=True, cwd=REPO, timeout=300)
+    demo.sync_replicas()
+    same = demo.cli("verify", "--all")
     assert same.returncode == 0, same.stderr[-2000:]
     assert "all 5 table(s) match" in same.stdout
     with demo.target() as conn:
         conn.execute(f'update "demo__{demo.source_db}__dbo".orders set status = %s where orderid = 2', ("lost",))
-    different = subprocess.run(command, env=env, capture_output=True, text=True, cwd=REPO, timeout=300)
+    different = demo.cli("verify", "--all")
     assert different.returncode == 1
     assert "dbo.Orders" in different.stdout and "DIFFERENT" in different.stdout
     assert "1 of 5 table(s) differ: dbo.Orders" in different.stderr
