@@ -38,7 +38,7 @@ def _failed(table: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_checkpoint_passes_then_shows_a_deleted_row_in_data_docs(demo: Project, tmp_path: Path) -> None:
-    demo.sync()
+    demo.sync_replicas()
     code, report = _check(demo)
     assert code == 0 and report["success"]
     customers = _table(report, "dbo.Customers")
@@ -100,7 +100,7 @@ def _pixels_near(png: Path, colour: tuple[int, int, int], tolerance: int = 12) -
 
 
 def test_a_users_expectation_survives_regeneration_and_is_checked(demo: Project) -> None:
-    demo.sync()
+    demo.sync_replicas()
     code, report = _check(demo, "--table", "dbo.Products")
     assert code == 0
     suite_file = next((demo.root / "gx" / "expectations").glob(_table(report, "dbo.Products")["suite"] + ".json"))
@@ -127,7 +127,7 @@ def test_a_users_expectation_survives_regeneration_and_is_checked(demo: Project)
 
 
 def test_freshness_fails_when_the_watermark_is_older_than_the_limit(demo: Project) -> None:
-    demo.sync()
+    demo.sync_replicas()
     code, report = _check(demo, "--table", "dbo.Customers", "--max-lag", "0s")
     assert code == 1
     assert list(_failed(_table(report, "dbo.Customers"))) == ["expect_committed_watermark_to_be_recent"]
