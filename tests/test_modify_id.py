@@ -1,7 +1,7 @@
 """Modify-id cursors (SQL Server's rowversion, emulated in the stand-in): the watermark is the lowest
 modify id still in flight, so a late commit is read with no safety window; every update moves the
 cursor, so a change that leaves the other columns' stamps alone still syncs; a NULL modify id fails
-the run; a reconcile compares (key, modify id)."""
+the run; a reconcile compares (key, modify id); a pass finds a table with nothing to read by its modify id."""
 
 from __future__ import annotations
 
@@ -132,3 +132,22 @@ def test_a_cursor_that_changes_kind_reads_the_table_once_in_full(versioned: Proj
     kind, watermark = synced_as()
     assert kind == "full" and watermark.startswith("0x")
     assert synced_as()[0] == "incremental"
+
+
+def test_a_pass_checks_a_modify_id_table_and_runs_it_once_a_row_changed(versioned: Project) -> None:
+    def table_of_pass() -> dict[str, object]:
+        done = versioned.cli("--all", "--dbt", "build", "--json")
+        assert done.returncode == 0, done.stderr[-3000:]
+        (entry,) = json.loads(done.stdout)["tables"]
+        return dict(entry)
+
+    # The first pass's catalog read finds the table new (the fixture's sync read no catalog): it runs.
+    assert table_of_pass()["status"] == "landed"
+    quiet = table_of_pass()
+    assert quiet["status"] == "unchanged" and quiet["watermark"] == _watermark(versioned), quiet
+    assert str(quiet["checked_through"]).startswith("0x") and str(quiet["checked_through"]) >= _watermark(versioned)
+    with versioned.source() as conn:
+        conn.execute("""update dbo."Orders" set "Status" = 'shipped' where "Id" = 3""")
+    changed = table_of_pass()
+    assert (changed["status"], changed["rows_landed"]) == ("landed", 1), changed
+    assert_replicas_equal(versioned)
