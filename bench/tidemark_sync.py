@@ -24,6 +24,9 @@ DBT = str(Path(sys.executable).with_name("dbt"))
 SYNC_TABLES = "source_schema,source_table,cursor_column,primary_key,enabled\nbench,Items,,,true\n"
 #: The merge without tests and snapshots: the replica model and the state view.
 MERGE = "run --select replica state"
+#: The README's command: every table, then `dbt build` of what landed.
+BUILD = "build"
+ITEMS_SYNC = ("--table", "bench.Items", "--dbt", MERGE)
 
 _LAST_RUN = """
 select r.rows_landed, extract(epoch from r.ended_at - r.started_at)
@@ -97,10 +100,14 @@ class TidemarkProject:
         assert row is not None, "no run logged yet"
         return str(row[0]), str(row[1])
 
-    def sync(self) -> Sync:
-        """One command, as a scheduler would run it: the extract, then the merge (`--dbt`)."""
-        command = [PYTHON, "-m", "extract", "--table", "bench.Items", "--dbt", MERGE]
-        return self.logged(run(command, self.env, REPO, "extract --dbt"))
+    def sync(self, dbt: str = MERGE) -> Sync:
+        """One command, as a scheduler would run it: the extract, then dbt (`--dbt`): the merge alone, or
+        `BUILD` as the README gives it."""
+        return self.logged(self.command("--table", "bench.Items", "--dbt", dbt))
+
+    def command(self, *arguments: str) -> Measured:
+        """`python -m extract ARGUMENTS` in this project, measured."""
+        return run([PYTHON, "-m", "extract", *arguments], self.env, REPO, f"extract {' '.join(arguments)}")
 
     def logged(self, synced: Measured) -> Sync:
         """`synced` with what its run and merge logged."""
@@ -130,21 +137,24 @@ def _peak_rss(pid: int) -> int:
 
 class SyncLoop:
     """`--every` in one long-lived process: each sync is asked for with SIGUSR1 and timed from the signal
-    to the line the process prints when the sync (landing and merge) is done."""
+    to the line the process prints when the sync (landing and merge) is done. The first sync runs at start,
+    timed from the process' start: `first_seconds` and `first_report`."""
 
-    def __init__(self, project: TidemarkProject) -> None:
+    def __init__(self, project: TidemarkProject, arguments: tuple[str, ...] = ITEMS_SYNC) -> None:
         self.project = project
-        command = [PYTHON, "-m", "extract", "--table", "bench.Items", "--dbt", MERGE, "--every", "24h", "--json"]
+        command = [PYTHON, "-m", "extract", *arguments, "--every", "24h", "--json"]
         self.log = project.root / "every.log"
+        started = time.perf_counter()
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
                 command, env=project.env, cwd=REPO, stdout=subprocess.PIPE, stderr=log, text=True
             )
         try:
-            self._report()  # the first sync, at start: the JVM, dbt and the project loaded
+            self.first_report = self._report()  # the JVM, dbt and the project loaded
         except BaseException:
             self.process.kill()
             raise
+        self.first_seconds = time.perf_counter() - started
 
     def _report(self) -> dict[str, Any]:
         assert self.process.stdout is not None
@@ -157,14 +167,18 @@ class SyncLoop:
             raise RuntimeError(f"extract --every: sync {report['sync']} failed ({line[-2000:]}); see {self.log}")
         return report
 
-    def sync(self) -> Sync:
+    def measured(self) -> Measured:
+        """One sync, asked for now; its output is the sync's JSON report."""
         started = time.perf_counter()
         self.process.send_signal(signal.SIGUSR1)
         report = self._report()
         seconds = time.perf_counter() - started
         process = psutil.Process(self.process.pid)
         children = sum(_peak_rss(child.pid) for child in process.children(recursive=True))
-        return self.project.logged(Measured(seconds, _peak_rss(process.pid), children, json.dumps(report)))
+        return Measured(seconds, _peak_rss(process.pid), children, json.dumps(report))
+
+    def sync(self) -> Sync:
+        return self.project.logged(self.measured())
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)

@@ -67,7 +67,7 @@ def test_a_pass_merges_the_tables_with_runs_waiting_and_runs_no_dbt_when_none_wa
     assert done.returncode == 0, done.stderr[-3000:]
     ran = _nodes_run(project)
     assert {model["Later"], model["Later"] + "__history", "_migration_state", "sync_tables"} <= ran
-    assert any(f"unique_{model['Later']}_" in node for node in ran), ran  # its tests
+    assert any(f"primary_key_{model['Later']}_" in node for node in ran), ran  # its test
     assert not any(model["Items"] in node or model["Other"] in node for node in ran), ran
     assert json.loads(done.stdout)["dbt"]["runs"] == 1
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from extract.config.seeds import SyncTable, fold_name
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import TidemarkError
-from extract.core.sql_contract import HISTORY_SUFFIX, TOMBSTONE_PREFIX
+from extract.core.sql_contract import CHANGED_KEYS_PREFIX, HISTORY_SUFFIX, TOMBSTONE_PREFIX
 
 STAGING_PREFIX = "stg__"
 FIRST_SYNC_PREFIX = "stg_first__"
@@ -41,6 +41,11 @@ class TargetNames:
     def tombstone_table(self) -> str:
         """Where a reconcile lands the keys the replica holds and the source does not."""
         return TOMBSTONE_PREFIX + self.table
+
+    @property
+    def changed_keys_table(self) -> str:
+        """The keys merges changed since the replica's dbt snapshot last ran (see history_changes.sql)."""
+        return CHANGED_KEYS_PREFIX + self.table
 
     @property
     def snapshot_table(self) -> str:

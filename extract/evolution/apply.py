@@ -22,6 +22,7 @@ from extract.core.errors import BatchRefused
 from extract.core.sql_contract import HISTORY_SUFFIX, KEY_HASH_COLUMN, ROW_HASH_COLUMN
 from extract.core.state_schema import StateSchema
 from extract.evolution.drift import Drift
+from extract.landing.changed_keys import mark_rescan
 from extract.landing.replica_locks import with_lock_timeout
 from extract.planning.table_plan import TablePlan
 from extract.state.run_log import DDL_LOCK, merge_lock_sql
@@ -162,6 +163,7 @@ def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Appl
     landing = (staging, sql.Identifier(names.schema, names.first_sync_table))
     snapshots = sql.Identifier(names.schema, names.snapshot_table)
     history = sql.Identifier(names.schema, names.table + HISTORY_SUFFIX)
+    changed_keys = sql.Identifier(names.schema, names.changed_keys_table)
     types = {c.target_name: c.target_type for c in plan.columns}
     applied = _planned(drift, plan.config.on_schema_change)
     statements: list[sql.Composed] = [
@@ -186,8 +188,11 @@ def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Appl
                 done.append(rename.format(history, sql.Identifier(change.column), moved))
             if change.change == "column_widened":
                 done.append(_alter(history, "alter column {} type ", change.column, types[change.column]))
+                if change.column in plan.key_columns:
+                    done.append(_alter(changed_keys, "alter column {} type ", change.column, types[change.column]))
         for statement in done:
             conn.execute(statement)
+        mark_rescan(conn, plan.state, names, "schema change")
 
     def take_locks() -> None:
         conn.execute(DDL_LOCK)

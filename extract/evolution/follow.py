@@ -8,6 +8,7 @@ import psycopg
 from extract.core.observer import Note, Observer
 from extract.evolution.apply import evolve, refuse_unless_allowed
 from extract.evolution.drift import drift
+from extract.landing.changed_keys import ensure_changed_keys
 from extract.landing.staging import ensure_snapshot_table, ensure_tables, relax_not_null
 from extract.landing.unique_constraints import ensure_unique
 from extract.planning.table_plan import TablePlan
@@ -37,6 +38,7 @@ def prepare_tables(conn: psycopg.Connection, plan: TablePlan, refresh: bool, obs
     said = follow_schema(conn, plan, refresh, observer)
     names = plan.names
     ensure_tables(conn, names, plan.columns, plan.table.primary_key)
+    ensure_changed_keys(conn, plan.state, names, plan.columns, plan.table.primary_key)
     if plan.config.asof_history:
         ensure_snapshot_table(conn, names, plan.columns)
     relax_not_null(conn, names, plan.columns, plan.table.primary_key)

@@ -15,6 +15,7 @@ import psycopg
 from psycopg import sql
 
 from extract.config.naming import TargetNames
+from extract.landing.changed_keys import ensure_changed_keys
 from extract.landing.replica_locks import with_lock_timeout
 from extract.landing.staging import ensure_tables
 from extract.planning.table_plan import TablePlan
@@ -58,8 +59,10 @@ def replace_replica(conn: psycopg.Connection, plan: TablePlan, run_id: int) -> t
     )
     for column in required:
         conn.execute(sql.SQL("alter table {} alter column {} set not null").format(landed, sql.Identifier(column)))
-    # Staging and the tombstones hold the old columns and key, and only runs this one supersedes.
-    dropped = [replica, *(sql.Identifier(names.schema, t) for t in (names.staging_table, names.tombstone_table))]
+    # Staging, the tombstones and the changed keys hold the old columns and key, and only runs this one
+    # supersedes.
+    superseded = (names.staging_table, names.tombstone_table, names.changed_keys_table)
+    dropped = [replica, *(sql.Identifier(names.schema, t) for t in superseded)]
 
     def swap() -> None:
         conn.execute(sql.SQL("drop table {}").format(replica))
@@ -70,6 +73,7 @@ def replace_replica(conn: psycopg.Connection, plan: TablePlan, run_id: int) -> t
 
     with_lock_timeout(conn, [sql.Composed([t]).as_string(conn) for t in dropped], swap)
     ensure_tables(conn, names, plan.columns, plan.table.primary_key)
+    ensure_changed_keys(conn, plan.state, names, plan.columns, plan.table.primary_key, "full refresh")
     conn.execute(
         plan.state.sql(_LOG_REPLACEMENT), {"table": names.table_key, "run": run_id, "rows": rows, "replaced": replaced}
     )

@@ -72,12 +72,6 @@ def _column_doc(plan: TablePlan, index: int) -> dict[str, Any]:
         "description": dbt_text(_column_description(plan, col)),
         "data_type": dbt_text(col.target_type),
     }
-    if col.target_name in plan.key_columns:
-        # tidemark's own tests: they quote the column name themselves (dbt's `quote: true` does not
-        # double a `"` inside it).
-        doc["data_tests"] = ["tidemark.tidemark_not_null"] + (
-            ["tidemark.tidemark_unique"] if len(plan.key_columns) == 1 else []
-        )
     return doc
 
 
@@ -96,14 +90,9 @@ def model_doc(plan: TablePlan) -> dict[str, Any]:
         doc["config"]["tidemark_record_id"] = dbt_text(plan.record_column)
     if plan.unique_key_columns:
         doc["config"]["tidemark_unique_keys"] = [texts(columns) for columns in plan.unique_key_columns]
-    if len(plan.key_columns) > 1:
-        doc["data_tests"] = [
-            {
-                "tidemark.unique_combination_of_columns": {
-                    "arguments": {"combination_of_columns": texts(plan.key_columns)}
-                }
-            }
-        ]
+    # tidemark's own test, which quotes the names itself (dbt's `quote: true` does not double a `"`
+    # inside one): the replica's primary key constraint answers it without a scan of the table.
+    doc["data_tests"] = [{"tidemark.tidemark_primary_key": {"arguments": {"key_columns": texts(plan.key_columns)}}}]
     return doc
 
 
@@ -138,5 +127,9 @@ def snapshot_doc(plan: TablePlan) -> dict[str, Any]:
             "strategy": "check",
             "check_cols": texts([postgres_identifier(c) for c in checkable]) or "all",
             "hard_deletes": "invalidate",
+            # The history compares the keys the replica's merges changed (dbt_package/macros/history/).
+            "tidemark_replica": texts([plan.names.schema, plan.names.table]),
+            "pre_hook": "{{ tidemark.tidemark_history_lock() }}",
+            "post_hook": "{{ tidemark.tidemark_history_compared() }}",
         },
     }

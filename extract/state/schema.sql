@@ -311,6 +311,19 @@ create table if not exists {state}.stream_checks (
     checked_at timestamptz not null
 );
 
+-- A replica's dbt snapshot (SCD2 history) compares only the keys its merges changed since it last
+-- ran (each replica's changed-keys table): a row here makes its next run compare every row
+-- instead, because the replica changed in a way no key records (a first sync, a full refresh, a
+-- schema change, merges made before the changed-keys table existed). The snapshot deletes the
+-- table's rows when it commits. Written under the table's merge lock, as the snapshot reads them.
+create table if not exists {state}.history_rescans (
+    rescan_id bigserial primary key,
+    table_key text not null,
+    reason text not null,
+    marked_at timestamptz not null default now()
+);
+create index if not exists history_rescans_table on {state}.history_rescans (table_key);
+
 -- What the extract and the dbt models both read: defined here once.
 
 -- Schema changes whose backfill no full run merged since: the next run reads every row.

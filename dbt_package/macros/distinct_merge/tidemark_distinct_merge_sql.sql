@@ -3,7 +3,8 @@
   tidemark_key_change_sql): upsert the batch, touching only rows where some
   column IS DISTINCT FROM its new value; delete the keys a reconcile tombstoned
   and, after a full run, the keys the source no longer has, each logged in
-  the state schema's delete_log with the run that removed it; log the exact counts. An empty replica takes the batch with a
+  the state schema's delete_log with the run that removed it; record every key it
+  changed for the dbt snapshot; log the exact counts. An empty replica takes the batch with a
   plain insert instead, or becomes a first sync's own table (tidemark_first_sync_sql). The merged staging rows stay:
   the next extract of the table clears them (a TRUNCATE, not a delete here). The
   caller (dbt's incremental materialization) commits it in the same transaction
@@ -68,7 +69,9 @@
         {%- else %}
         do nothing
         {%- endif %}
-        returning (xmax = 0) as was_inserted
+        returning
+            {% for key in keys %}dbt_internal_dest.{{ key }}, {% endfor -%}
+            (xmax = 0) as was_inserted
     ),
 
     {#- after a full run: every key the batch does not hold (gated by a one-time filter) -#}
@@ -102,6 +105,18 @@
         union all
         select * from deleted_by_tombstone
         {%- endif %}
+    ),
+
+    {#- what the replica's dbt snapshot compares, and nothing else -#}
+    logged_changes as (
+        {%- set changed_rows -%}
+        (
+            select {{ keys | join(', ') }} from upserted
+            union all
+            select {{ keys | join(', ') }} from deleted
+        ) as changed_rows
+        {%- endset %}
+        {{ tidemark.tidemark_log_changed_keys(target, table_key, changed_rows, keys) }}
     ),
 
     logged_deletes as (

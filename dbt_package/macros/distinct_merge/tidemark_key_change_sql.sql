@@ -90,6 +90,18 @@
     ),
     {%- endif %}
 
+    logged_changes as (
+        {%- set changed_rows -%}
+        (
+            select {{ keys | join(', ') }} from moved_out
+            union all
+            select {% for key in keys %}{{ new_keys[loop.index0] }} as {{ key }}{{ ", " if not loop.last }}{% endfor %}
+            from moves
+        ) as changed_rows
+        {%- endset %}
+        {{ tidemark.tidemark_log_changed_keys(target, table_key, changed_rows, keys) }}
+    ),
+
     logged_moves as (
         insert into {{ tidemark.tidemark_state_relation('key_change_log') }} (table_key, run_id, old_key, new_key)
         select

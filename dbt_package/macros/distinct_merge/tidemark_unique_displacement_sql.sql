@@ -38,6 +38,10 @@
             dbt_internal_source.{{ run_id }} as run_id
     ),
 
+    logged_changes as (
+        {{ tidemark.tidemark_log_changed_keys(target, table_key, 'displaced', keys) }}
+    ),
+
     logged as (
         insert into {{ tidemark.tidemark_state_relation('delete_log') }} (table_key, run_id, key)
         select {{ table_key }}, displaced.run_id, {{ tidemark.tidemark_key_json('displaced', keys) }}

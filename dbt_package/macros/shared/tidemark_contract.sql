@@ -15,6 +15,7 @@
             "json"
         ],
         "tombstone_prefix": "del__",
+        "changed_keys_prefix": "chg__",
         "first_sync_record": "tidemark first sync of run ",
         "key_hash_column": "_tidemark_key_hash",
         "row_hash_column": "_tidemark_row_hash",

@@ -1,0 +1,248 @@
+"""The wide section of `make bench`: 1,000 tables of 1,000 rows, each with a key and a cursor, synced by
+tidemark as the README's one command (`--all --dbt build`), by tidemark as the syncs of one `--every`
+process, by dlt and by Sling. Each makes the same three passes in the same run: the first, one with
+nothing changed, and one after 10 tables changed (a row in a hundred each). After every pass each copy
+is checked against the source (rows and the sum of a column over every table).
+
+`python -m bench.wide [--tables N] [--rows N]` runs this section alone against the bench's server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import psycopg
+from psycopg import sql
+
+from bench import databases, report, wide_source
+from bench.databases import BenchDatabases
+from bench.measure import Measured
+from bench.peers import runner
+from bench.peers.wide import DltWide, SlingWide
+from bench.report import print_table
+from bench.tidemark_sync import BUILD, REPO, SyncLoop, TidemarkProject
+
+TABLES = 1000
+ROWS = 1000
+CHANGED_TABLES = 10
+PASSES = ("first", "nothing changed", f"{CHANGED_TABLES} tables changed")
+#: The goals: seconds for a pass with nothing changed, and how much faster than dlt.
+GOAL_QUIET_COMMAND = 5.0
+GOAL_QUIET_EVERY = 2.0
+GOAL_CHANGED_VS_DLT = 3.0
+EVERY_DB = "bench_wide_every"
+SYNC_ALL = ("--all", "--dbt", BUILD)
+
+_LANDED_SINCE = """
+select count(distinct (source_schema, source_table))
+from _migration.run_log
+where status = 'landed' and ended_at >= %s
+"""
+
+_REPLICAS = """
+select distinct source_table, target_schema, target_table
+from _migration.run_log
+where source_schema = %s
+"""
+
+
+class Tool(Protocol):
+    name: str
+
+    def sync(self) -> Measured: ...
+
+    def table(self, source_table: str) -> tuple[str, str]: ...
+
+
+def _seed(schema: str) -> str:
+    return f"source_schema,source_table,cursor_column,primary_key,enabled\n{schema},*,,,true\n"
+
+
+class _Tidemark:
+    """A project syncing every table of the schema by pattern, as a user with many tables configures it."""
+
+    def __init__(self, root: Path, env: dict[str, str], target_url: str) -> None:
+        self.project = TidemarkProject(root, env, target_url, _seed(wide_source.SCHEMA))
+        self.target_url = target_url
+        self._replicas: dict[str, tuple[str, str]] = {}
+        self.landed: list[int] = []
+
+    def _now(self) -> Any:
+        with psycopg.connect(self.target_url) as conn:
+            row = conn.execute("select clock_timestamp()").fetchone()
+        assert row is not None
+        return row[0]
+
+    def _count_landed(self, since: Any) -> None:
+        with psycopg.connect(self.target_url) as conn:
+            row = conn.execute(_LANDED_SINCE, (since,)).fetchone()
+        self.landed.append(int(row[0]) if row else 0)
+
+    def table(self, source_table: str) -> tuple[str, str]:
+        if not self._replicas:
+            with psycopg.connect(self.target_url) as conn:
+                rows = conn.execute(_REPLICAS, (wide_source.SCHEMA,)).fetchall()
+            self._replicas = {str(table): (str(schema), str(name)) for table, schema, name in rows}
+        return self._replicas[source_table]
+
+
+class TidemarkCommand(_Tidemark):
+    name = "tidemark, one command"
+
+    def sync(self) -> Measured:
+        since = self._now()
+        measured = self.project.command(*SYNC_ALL)
+        self._count_landed(since)
+        return measured
+
+
+class TidemarkEvery(_Tidemark):
+    """The syncs of one `--every` process, in a target database of its own; its first pass is the process'
+    start to its first sync's report."""
+
+    name = "tidemark, --every"
+
+    def __init__(self, root: Path, env: dict[str, str], target_url: str) -> None:
+        super().__init__(root, env, target_url)
+        self.loop: SyncLoop | None = None
+
+    def sync(self) -> Measured:
+        since = self._now()
+        if self.loop is None:
+            self.loop = SyncLoop(self.project, SYNC_ALL)
+            measured = Measured(self.loop.first_seconds, 0, 0, "")
+        else:
+            measured = self.loop.measured()
+        self._count_landed(since)
+        return measured
+
+    def stop(self) -> None:
+        if self.loop is not None:
+            self.loop.stop()
+
+
+def _every_database(bench_db: BenchDatabases) -> tuple[dict[str, str], str]:
+    """The environment and URL of a second target database, for the `--every` process."""
+    with psycopg.connect(bench_db.admin_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(EVERY_DB)))
+        admin.execute(sql.SQL("create database {}").format(sql.Identifier(EVERY_DB)))
+    url = bench_db.target_url.rsplit("/", 1)[0] + "/" + EVERY_DB
+    return {**bench_db.env, "TIDEMARK_TARGET_URL": url, "TIDEMARK_TARGET_DBNAME": EVERY_DB}, url
+
+
+def _check(tool: Tool, url: str, tables: list[str], expected: tuple[int, str]) -> None:
+    copied = wide_source.totals(url, [tool.table(name) for name in tables])
+    if copied != expected:
+        raise RuntimeError(f"{tool.name}: the copy holds (rows, sum) {copied}, the source {expected}")
+
+
+def measure(
+    bench_db: BenchDatabases,
+    work: Path,
+    say: Callable[[str], None],
+    tables: int = TABLES,
+    rows: int = ROWS,
+    peers: bool = True,
+) -> dict[str, Any]:
+    say(f"wide: {tables:,} tables of {rows:,} rows in the source's schema {wide_source.SCHEMA}")
+    wide_source.create(bench_db.source_url, tables, rows)
+    names = [wide_source.table_name(number) for number in range(tables)]
+    expected = wide_source.totals(bench_db.source_url, [(wide_source.SCHEMA, name) for name in names])
+    say("wide: setting up the tidemark projects (generate, dbt seed)")
+    command = TidemarkCommand(work / "wide-command", bench_db.env, bench_db.target_url)
+    every_env, every_url = _every_database(bench_db)
+    every = TidemarkEvery(work / "wide-every", every_env, every_url)
+    tools: list[tuple[Tool, str]] = [(command, bench_db.target_url), (every, every_url)]
+    if peers:
+        for kind in (DltWide, SlingWide):
+            tools.append(
+                (kind(work, bench_db.source_url, bench_db.target_url, wide_source.SCHEMA), bench_db.target_url)
+            )
+    seconds: dict[str, dict[str, float]] = {tool.name: {} for tool, _ in tools}
+    changed_rows = 0
+    try:
+        for number, label in enumerate(PASSES):
+            if number == 2:
+                changed = names[:: max(1, tables // CHANGED_TABLES)][:CHANGED_TABLES]
+                changed_rows = wide_source.change(bench_db.source_url, changed)
+                expected = wide_source.totals(bench_db.source_url, [(wide_source.SCHEMA, n) for n in names])
+                say(f"wide: changed {changed_rows:,} rows in {len(changed)} tables")
+            for tool, url in tools:
+                bench_db.settle()
+                say(f"wide: {tool.name}: {label} pass")
+                seconds[tool.name][label] = tool.sync().seconds
+                _check(tool, url, names, expected)
+    finally:
+        every.stop()
+    return {
+        "tables": tables,
+        "rows_per_table": rows,
+        "rows_changed": changed_rows,
+        "passes": list(PASSES),
+        "seconds": seconds,
+        "tidemark_tables_landed": {command.name: command.landed, every.name: every.landed},
+    }
+
+
+def _ratio(ours: float, theirs: float | None) -> str:
+    return f"{theirs / ours:.1f}x" if theirs and ours else "-"
+
+
+def print_wide(results: dict[str, Any]) -> None:
+    section = results.get("wide")
+    if not section:
+        return
+    seconds: dict[str, dict[str, float]] = section["seconds"]
+    dlt = seconds.get(DltWide.name, {})
+    tools = list(seconds)
+    rows = [(label, *(f"{seconds[tool][label]:.1f}" for tool in tools)) for label in section["passes"]]
+    title = f"Wide: {section['tables']:,} tables of {section['rows_per_table']:,} rows, seconds per pass"
+    print_table(title, ("pass", *tools), rows)
+    quiet, changed = section["passes"][1], section["passes"][2]
+    command, every = seconds[TidemarkCommand.name], seconds[TidemarkEvery.name]
+    goals = [
+        ("nothing changed, one command", f"{command[quiet]:.1f} s", f"at most {GOAL_QUIET_COMMAND:.0f} s"),
+        ("nothing changed, --every", f"{every[quiet]:.1f} s", f"at most {GOAL_QUIET_EVERY:.0f} s"),
+    ]
+    if dlt:
+        goals += [
+            (f"{changed}, vs dlt", _ratio(command[changed], dlt[changed]), f"{GOAL_CHANGED_VS_DLT:.0f}x faster"),
+            ("first pass, vs dlt", _ratio(command[section["passes"][0]], dlt[section["passes"][0]]), "faster"),
+        ]
+    print_table("Wide: the goals (one command unless said)", ("figure", "measured", "goal"), goals)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.wide", description=__doc__)
+    parser.add_argument("--tables", type=int, default=TABLES)
+    parser.add_argument("--rows", type=int, default=ROWS)
+    parser.add_argument("--no-peers", action="store_true", help="leave dlt and Sling out")
+    args = parser.parse_args()
+    if args.tables < CHANGED_TABLES or args.rows < 100:
+        parser.error(f"--tables must be at least {CHANGED_TABLES} (not {args.tables}), --rows 100 (not {args.rows})")
+    missing = None if args.no_peers else runner.available()
+    if missing:
+        parser.error(f"the peers are not installed ({missing}): run `make bench-peers`, or pass --no-peers")
+    bench_db = databases.start()
+    started = time.perf_counter()
+    try:
+        say = lambda text: print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)  # noqa: E731
+        results = {
+            "machine": report.machine(),
+            "wide": measure(bench_db, databases.WORK_DIR, say, args.tables, args.rows, not args.no_peers),
+        }
+    finally:
+        databases.stop()
+    print_wide(results)
+    path = report.write(results, REPO / "bench" / "results", f"wide-{args.tables}x{args.rows}")
+    print(f"\nwritten to {path} ({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+{#-
+  dbt's snapshot staging (what changed since the history's current versions),
+  restricted for a replica's history to the keys its merges changed since the
+  snapshot last ran: the replica's rows of those keys against the history's
+  current versions of those keys. dbt's own macro computes inserts, updates and
+  hard deletes from them as from whole tables, so the history is what a full
+  snapshot makes; its cost follows the keys changed, not the rows held. Any other
+  snapshot, or one that must compare every row (tidemark_history_changes), is dbt's
+  as it is. (dbt dispatches to this through the project's search order.)
+-#}
+{% macro default__snapshot_staging_table(strategy, source_sql, target_relation) -%}
+    {%- set changed = tidemark.tidemark_history_changes(config.get('tidemark_replica')) -%}
+    {%- if changed is none -%}
+        {{ return(dbt.default__snapshot_staging_table(strategy, source_sql, target_relation)) }}
+    {%- endif -%}
+    {%- set keys = strategy.unique_key if strategy.unique_key is not string else [strategy.unique_key] -%}
+    {%- set changed_replica -%}
+        select * from ({{ source_sql }}) as tidemark_replica
+        where exists (
+            select 1 from {{ changed }} as tidemark_changed
+            where
+                {%- for key in keys %}
+                tidemark_changed.{{ key }} = tidemark_replica.{{ key }}{{ " and" if not loop.last }}
+                {%- endfor %}
+        )
+    {%- endset -%}
+    {%- set changed_history -%}
+        (
+            select * from {{ target_relation }} as tidemark_history
+            where exists (
+                select 1 from {{ changed }} as tidemark_changed
+                where
+                    {%- for key in keys %}
+                    tidemark_changed.{{ key }} = tidemark_history.{{ key }}{{ " and" if not loop.last }}
+                    {%- endfor %}
+            )
+        ) as tidemark_current
+    {%- endset -%}
+    {{ return(dbt.default__snapshot_staging_table(strategy, changed_replica, changed_history)) }}
+{%- endmacro %}

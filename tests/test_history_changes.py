@@ -1,0 +1,160 @@
+"""A replica's dbt snapshot compares only the keys its merges changed (dbt_package/macros/history/).
+
+The arbiter: after random rounds of source changes (updates, rows touched without a change, inserts,
+deletes a reconcile finds, keys changed, a unique value passed to a new row, a full refresh), the
+history equals the one dbt's own snapshot makes by comparing every row of the same replica states,
+and its current versions equal the replica."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import Project
+
+ROWS = 300
+ROUNDS = 6
+HEADER = "source_schema,source_table,cursor_column,primary_key,enabled,record_id,unique_keys"
+COLUMNS = ("id", "code", "name", "qty")
+FULL = "parts_full_history"
+STAMP = "\"ModifiedDate\" = clock_timestamp() at time zone 'UTC'"
+
+
+def _setup(project: Project, record_id: bool) -> dict[str, str]:
+    with project.source() as conn:
+        conn.execute("create schema dbo")
+        conn.execute(
+            """create table dbo."Parts" ("Id" integer primary key, rowguid uuid not null unique,
+            "Code" text unique, "Name" text, "Qty" integer, "ModifiedDate" timestamp(3))"""
+        )
+        conn.execute(
+            f"""insert into dbo."Parts" select i, gen_random_uuid(), 'c' || i, 'part ' || i, i % 7,
+            timestamp '2026-01-01' + i * interval '1 minute' from generate_series(1, {ROWS}) as i"""
+        )
+    project.write_sync_tables([f"dbo,Parts,ModifiedDate,,true,{'rowguid' if record_id else ''},Code"], HEADER)
+    project.generate()
+    generated = yaml.safe_load((project.root / "snapshots" / "_replica__snapshots.yml").read_text())
+    ours = generated["snapshots"][0]
+    schema, table = ours["config"]["schema"], ours["config"]["alias"]
+    # The same history as dbt snapshots it on its own: every row compared, every time.
+    full = {**ours, "name": FULL, "config": {**ours["config"], "alias": FULL}}
+    for key in ("tidemark_replica", "pre_hook", "post_hook"):
+        del full["config"][key]
+    (project.root / "snapshots" / "full_compare.yml").write_text(yaml.safe_dump({"snapshots": [full]}))
+    replica = ours["relation"].split("'")[1]
+    return {
+        "history": f'"{schema}"."{table}"',
+        "full": f'"{schema}"."{FULL}"',
+        "replica": f'"{schema}"."{table.removesuffix("__history")}"',
+        "changed": f'"{schema}"."chg__{table.removesuffix("__history")}"',
+        "model": replica,
+        "table_key": f"{schema}.{table.removesuffix('__history')}",
+    }
+
+
+def _change(project: Project, rng: random.Random, next_id: int) -> int:
+    """One round of random changes in the source; returns the next unused key."""
+    with project.source() as conn, conn.transaction():
+        ids = [int(r[0]) for r in conn.execute('select "Id" from dbo."Parts" order by 1').fetchall()]
+        picked = rng.sample(ids, 14)
+        for key in picked[:5]:
+            conn.execute(
+                f'update dbo."Parts" set "Name" = %s, "Qty" = %s, {STAMP} where "Id" = %s',
+                (f"name {rng.randrange(10**6)}", rng.choice([None, 1, 2, 3]), key),
+            )
+        for key in picked[5:8]:  # only the stamp changes
+            conn.execute(f'update dbo."Parts" set {STAMP} where "Id" = %s', (key,))
+        for key in picked[8:10]:  # gone: only a reconcile finds it
+            conn.execute('delete from dbo."Parts" where "Id" = %s', (key,))
+        for key in picked[10:12]:  # the key changes, the record stays
+            conn.execute(f'update dbo."Parts" set "Id" = %s, {STAMP} where "Id" = %s', (next_id, key))
+            next_id += 1
+        # A row deleted, and its unique code given to a new row of another key.
+        code = conn.execute('delete from dbo."Parts" where "Id" = %s returning "Code"', (picked[12],)).fetchone()
+        assert code is not None
+        for number in range(3):
+            conn.execute(
+                """insert into dbo."Parts" values (%s, gen_random_uuid(), %s, %s, 1,
+                clock_timestamp() at time zone 'UTC')""",
+                (next_id, code[0] if number == 0 else f"c{next_id}", f"new {next_id}"),
+            )
+            next_id += 1
+    return next_id
+
+
+def _versions(project: Project, history: str) -> list[tuple[Any, ...]]:
+    """Every version, without dbt's timestamps and ids: the values, and whether it is current."""
+    columns = ", ".join(COLUMNS)
+    return [
+        tuple(row)
+        for row in project.target()
+        .execute(f"select {columns}, dbt_valid_to is null from {history} order by id, dbt_valid_from, {columns}")
+        .fetchall()
+    ]
+
+
+def _current_differs(project: Project, names: dict[str, str]) -> list[tuple[Any, ...]]:
+    columns = ", ".join(COLUMNS)
+    query = f"""
+        (select {columns} from {names["replica"]}
+         except all select {columns} from {names["history"]} where dbt_valid_to is null)
+        union all
+        (select {columns} from {names["history"]} where dbt_valid_to is null
+         except all select {columns} from {names["replica"]})
+    """
+    return [tuple(row) for row in project.target().execute(query).fetchall()]
+
+
+SNAPSHOTS_AND_MODELS = ("--resource-type", "seed", "--resource-type", "model", "--resource-type", "snapshot")
+
+
+@pytest.mark.parametrize("record_id", [False, True], ids=["keys", "record_id"])
+def test_the_history_compares_the_changed_keys_and_equals_a_full_snapshot(project: Project, record_id: bool) -> None:
+    names = _setup(project, record_id)
+    project.extract()
+    project.dbt("build", *SNAPSHOTS_AND_MODELS)
+    assert project.scalar("select count(*) from _migration.history_rescans") == 0
+    rng = random.Random(20261126 + record_id)
+    next_id = ROWS + 1
+    for number in range(ROUNDS):
+        next_id = _change(project, rng, next_id)
+        if number == ROUNDS - 2:
+            done = project.cli("--table", "dbo.Parts", "--full-refresh", "--quiet")
+            assert done.returncode == 0, done.stderr[-3000:]
+            assert project.scalar("select reason from _migration.history_rescans") == "full refresh"
+        else:
+            project.extract()
+            project.dbt("build", "--resource-type", "model", "--select", names["model"])
+            changed = project.scalar(f"select count(*) from {names['changed']}")
+            # 8 updated, 2 moved (each its old key too, moved or displaced), 3 inserted, 1 displaced.
+            assert changed == 16, changed
+        project.dbt("build", *SNAPSHOTS_AND_MODELS)
+        assert project.scalar(f"select count(*) from {names['changed']}") == 0
+        assert project.scalar("select count(*) from _migration.history_rescans") == 0
+        if number % 2 == 1:
+            done = project.cli("reconcile", "--table", "dbo.Parts", "--dbt", "build", "--quiet")
+            assert done.returncode == 0, done.stderr[-3000:]
+            project.dbt("build", *SNAPSHOTS_AND_MODELS)
+        assert _current_differs(project, names) == [], f"round {number}"
+        if not record_id:
+            # With a record id, a moved row's versions move with it: a full snapshot starts a new key.
+            assert _versions(project, names["history"]) == _versions(project, names["full"]), f"round {number}"
+    assert len(_versions(project, names["history"])) > ROWS + ROUNDS * 10
+
+    # A change no merge made (written into the replica by hand) is not compared: the snapshot reads the
+    # changed keys only. Asked for, a rescan compares every row and finds it.
+    with project.target() as conn:
+        conn.execute(
+            f"update {names['replica']} set name = 'by hand' where id = (select min(id) from {names['replica']})"
+        )
+    project.dbt("snapshot")
+    assert len(_current_differs(project, names)) == 2
+    with project.target() as conn:
+        conn.execute(
+            "insert into _migration.history_rescans (table_key, reason) values (%s, 'asked')", (names["table_key"],)
+        )
+    project.dbt("snapshot")
+    assert _current_differs(project, names) == []
