@@ -70,7 +70,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         partition_rows=args.partition_rows,
         parallel=args.parallel,
     )
-    dbt = in_process_dbt(dbt_args, settings)
+    dbt = in_process_dbt(dbt_args, settings, parse_now=False)  # parsed once a table is to land
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars, verbose=args.verbose, jvm_log=settings.jvm_log)
     request = PassRequest(
         table_names=None if args.all else list(args.table),

@@ -104,6 +104,7 @@ class SyncPass:
         bad configuration anywhere stops the pass with nothing written.
         """
         request = self.request
+        self.runtime.start_in_background()  # the source is read through it: the catalog, the checks
         # Connections to the source live for one pass: a loop may sleep longer than a server keeps them.
         context = RunContext.open(self.settings, self.runtime)
         planner: Planner | None = None
@@ -122,6 +123,8 @@ class SyncPass:
                 self._catalog["read"] = None if recorded is None else recorded.read_id
                 unchanged = self._unchanged(planner, jobs, recorded, observer)
                 to_run = self._to_run(jobs, unchanged)
+                if self.dbt is not None and to_run:
+                    self.dbt.prepare()
                 ran = {report.table: report for report in pool.map(lambda job: self._sync(job, observer), to_run)}
                 summary = [unchanged.get(job.config.key) or ran[job.config.key] for job in jobs]
             if touches_project(recorded, [getattr(t.result, "schema_changes", []) for t in summary]):

@@ -11,7 +11,7 @@ import shlex
 import sys
 import threading
 import warnings
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from contextlib import nullcontext, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -62,10 +62,17 @@ def project_fingerprint(project: Path) -> tuple[int, int]:
 
 
 class InProcessDbt:
-    """Parses the dbt project in the background from construction; `run` waits for it, then runs dbt.
-    Run again (`--every`), it reuses the parsed project unless a file of it changed."""
+    """Imports dbt in the background from construction, and parses the project there once `prepare` says
+    dbt will run (with `parse_now`, at once); `run` waits for it, then runs dbt. Run again (`--every`), it
+    reuses the parsed project unless a file of it changed."""
 
-    def __init__(self, args: list[str], project_dir: Path) -> None:
+    def __init__(
+        self,
+        args: list[str],
+        project_dir: Path,
+        parse_now: bool = True,
+        preflight: Callable[[], None] | None = None,
+    ) -> None:
         #: As given to --dbt, for messages.
         self.requested = args
         self.args = args if "--project-dir" in args else [*args, "--project-dir", str(project_dir)]
@@ -81,17 +88,34 @@ class InProcessDbt:
         self.ran_with: list[str] | None = None
         #: Why dbt's own parser refuses the arguments (None: it takes them), set once dbt is imported.
         self._refusal: str | None = None
+        #: Checks of the project's dbt setup that import dbt too: run with dbt's import, their error kept.
+        self._preflight = preflight
+        self._preflight_error: TidemarkError | None = None
         self._checked = threading.Event()
+        # A pass that finds nothing to merge runs no dbt: its parse of a large project would only take the
+        # pass' CPU (and its interpreter lock).
+        self._wanted = threading.Event()
+        if parse_now:
+            self._wanted.set()
         self._parsing = threading.Thread(target=self._start, name="tidemark-dbt-parse", daemon=True)
         self._parsing.start()
 
     def _start(self) -> None:
         try:
+            if self._preflight is not None:
+                self._preflight()
             self._refusal = refusal(self.args)
+        except TidemarkError as exc:
+            self._preflight_error = exc
         finally:
             self._checked.set()
-        if self._refusal is None:
+        self._wanted.wait()
+        if self._refusal is None and self._preflight_error is None:
             self._parse()
+
+    def prepare(self) -> None:
+        """dbt will run: parse the project now, while the tables land."""
+        self._wanted.set()
 
     def chooses_nodes(self) -> bool:
         """Whether the arguments say which nodes to run themselves (or run a command that runs no nodes)."""
@@ -111,8 +135,11 @@ class InProcessDbt:
         return [*self.args, "--select", *(f"{model}+" for model in sorted(models)), "sync_tables"]
 
     def check_arguments(self) -> None:
-        """Refuse arguments dbt's own command line would refuse (waits for dbt's import, not its parse)."""
+        """Refuse a dbt setup the preflight refuses, and arguments dbt's own command line would refuse
+        (waits for dbt's import, not its parse)."""
         self._checked.wait()
+        if self._preflight_error is not None:
+            raise self._preflight_error
         if self._refusal is not None:
             raise TidemarkError(f"--dbt {shlex.join(self.requested)!r}: {self._refusal}")
 
@@ -140,6 +167,8 @@ class InProcessDbt:
             if not quiet:
                 print(f"dbt {' '.join(self.requested)}: no table has a run waiting for a merge", file=sys.stderr)
             return True
+        self.check_arguments()
+        self.prepare()
         self._parsing.join()
         from dbt.cli.main import dbtRunner
 

@@ -10,10 +10,11 @@ from extract.config.settings import Settings, dbt_profile_env, dbt_state_env
 from extract.runtime.dbt import InProcessDbt
 
 
-def in_process_dbt(dbt_args: list[str] | None, settings: Settings) -> InProcessDbt | None:
-    """dbt with `dbt_args` (None: no dbt), its project parsed in the background from now on. dbt's profile
+def in_process_dbt(dbt_args: list[str] | None, settings: Settings, parse_now: bool = True) -> InProcessDbt | None:
+    """dbt with `dbt_args` (None: no dbt), imported in the background from now on, and its project parsed
+    there from now on (`parse_now`) or once it is prepared (InProcessDbt.prepare). dbt's profile
     reads the target's parts, so TIDEMARK_TARGET_URL alone configures both; a project whose profile
-    builds in another database is refused here, before anything lands."""
+    builds in another database is refused before anything lands."""
     if dbt_args is None:
         return None
     hand_on(
@@ -23,6 +24,12 @@ def in_process_dbt(dbt_args: list[str] | None, settings: Settings) -> InProcessD
             **dbt_state_env(settings.state_schema, settings.state_key),
         }
     )
-    check_profile(settings.project_dir, settings.target)
     check_seed_schema(settings.project_dir, settings.state_schema)
-    return InProcessDbt(dbt_args, settings.project_dir)
+    # The profile is rendered by dbt's own code, whose import takes seconds: with dbt's, in the background,
+    # and its refusal raised before anything lands (InProcessDbt.check_arguments).
+    return InProcessDbt(
+        dbt_args,
+        settings.project_dir,
+        parse_now,
+        preflight=lambda: check_profile(settings.project_dir, settings.target),
+    )

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from pyspark import SparkConf, SparkContext
+from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from extract.config.environment import spark_defaults
@@ -62,25 +61,18 @@ def spark_conf(
 
 
 @contextmanager
-def _output_to(path: Path) -> Iterator[None]:
-    """The JVM launched meanwhile writes its stdout and stderr to `path`: the JVM's and Spark's start-up
-    notices (incubator modules, the default log level) are not for the user; a crash of the JVM is kept
-    there. Nor does the JVM hold this process's stdout open: whoever reads it (a pipe, a scheduler) sees
-    its end when this process exits, not when the JVM has shut down after it."""
+def _jvm_output(path: Path | None) -> Iterator[dict[str, Any]]:
+    """How the JVM is launched: with its stdout and stderr in `path` (None: this process's own). The
+    JVM's and Spark's start-up notices (incubator modules, the default log level) are not for the user;
+    a crash of the JVM is kept there. Nor does the JVM hold this process's stdout open: whoever reads it
+    (a pipe, a scheduler) sees its end when this process exits, not when the JVM has shut down after it.
+    Only the child's descriptors are set, so the JVM may start while this process prints."""
+    if path is None:
+        yield {}
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.dup2(log, 1)  # the child inherits descriptors 1 and 2 as they are now
-        os.dup2(log, 2)
-        yield
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (*saved, log):
-            os.close(fd)
+    with path.open("ab") as log:
+        yield {"stdout": log, "stderr": log}
 
 
 class SparkRuntime:
@@ -110,8 +102,21 @@ class SparkRuntime:
         """Launch the driver JVM with the settings above (spark-submit's --conf), unless it runs."""
         with self._lock:
             if SparkContext._gateway is None:
-                with nullcontext() if self._jvm_log is None else _output_to(self._jvm_log):
-                    SparkContext._ensure_initialized(conf=self._conf)
+                with _jvm_output(self._jvm_log) as popen_kwargs:
+                    gateway = launch_gateway(self._conf, popen_kwargs=popen_kwargs)
+                SparkContext._ensure_initialized(gateway=gateway, conf=self._conf)
+
+    def start_in_background(self) -> None:
+        """Launch the driver JVM on a thread, for a command that will read the source: its start-up (a
+        couple of seconds) overlaps the process' own. A failure is left to the first use, which reports it."""
+
+        def run() -> None:
+            try:
+                self.start()
+            except Exception:  # only a head start
+                return
+
+        threading.Thread(target=run, name="tidemark-jvm-start", daemon=True).start()
 
     @property
     def jvm(self) -> Any:
