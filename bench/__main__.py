@@ -4,7 +4,8 @@ Starts its own PostgreSQL (durable, tuned for bulk loads, data under .tidemark/b
 bench.Items in a source database, then measures raw COPY, tidemark's full and
 incremental syncs, dlt's and Sling's on the same workload, the three merge
 strategies, reconciles of planted differences against reladiff, a key scan
-and count(*), and the catalog read of a pass over 1,000 tables, full and incremental. Prints the
+and count(*), the catalog read of a pass over 1,000 tables, full and incremental, and a pass over 1,000 small tables
+against dlt and Sling (bench/wide.py). Prints the
 figures and writes them to bench/results/.
 """
 
@@ -21,11 +22,12 @@ from typing import Any
 
 import psycopg
 
-from bench import baseline, catalog_read, databases, merge_strategies, reconcile_rounds, report, workload
+from bench import baseline, catalog_read, databases, merge_strategies, reconcile_rounds, report, wide, workload
 from bench.databases import SOURCE_DB, BenchDatabases
 from bench.measure import Measured
 from bench.peers import runner
 from bench.reconcile_report import print_reconcile
+from bench.report import print_build
 from bench.rounds import IncrementalRounds
 from bench.tidemark_sync import REPO, Sync, TidemarkProject
 
@@ -84,6 +86,9 @@ def _arguments() -> argparse.Namespace:
         "in one --every process; the peers sync in every round; the median of each counts",
     )
     parser.add_argument("--no-peers", action="store_true", help="leave dlt and Sling out")
+    parser.add_argument(
+        "--no-wide", action="store_true", help="leave out the section of 1,000 small tables (python -m bench.wide)"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     args = parser.parse_args()
     if args.rows < 1000 or not 1 <= args.percent <= 50 or args.rounds < 1:
@@ -158,6 +163,13 @@ def main() -> int:
             "full": {**_sync_figures(full), "rows_per_second": report.rate(args.rows, full.seconds)},
             "incremental": _median_round(rounds.ours["command"]),
             "incremental_every": _median_round(rounds.ours["every"]),
+            "incremental_build": _median_round(rounds.ours["build"]),
+            "nothing_changed_build": {
+                "seconds": statistics.median(rounds.quiet["build"]),
+                "rounds_seconds": rounds.quiet["build"],
+                "process_start_seconds": statistics.median(rounds.quiet["process_start"]),
+                "process_start_rounds_seconds": rounds.quiet["process_start"],
+            },
             "landing_seconds": full.landing_seconds,
             "landing_rows_per_second": report.rate(full.rows_landed, full.landing_seconds),
         }
@@ -183,6 +195,8 @@ def main() -> int:
         peaks = [level["tidemark_peak_rss_driver"] for level in results["reconcile"]["levels"]]
         memory[-1]["reconcile_peak_rss_driver"] = max(peaks)
         results["catalog"] = catalog_read.measure(bench_db, work, _say)
+        if not args.no_wide:
+            results["wide"] = wide.measure(bench_db, work, _say, peers=not args.no_peers)
     except Exception as exc:
         # An hour of measuring is not thrown away with the step that failed.
         results["failed"] = f"{type(exc).__name__}: {exc}"
@@ -193,6 +207,8 @@ def main() -> int:
     report.print_report(results)
     print_reconcile(results)
     catalog_read.print_catalog(results)
+    print_build(results)
+    wide.print_wide(results)
     path = report.write(results, args.out)
     print(f"\nwritten to {path}")
     return 0

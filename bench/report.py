@@ -127,6 +127,33 @@ def print_report(results: dict[str, Any]) -> None:
     )
 
 
+def print_build(results: dict[str, Any]) -> None:
+    """The README's command (`--all --dbt build`: merge, history, tests) against the merge alone."""
+    t = results["tidemark"]
+    merge, build, quiet = t["incremental"], t["incremental_build"], t["nothing_changed_build"]
+    start = quiet["process_start_seconds"]
+    print_table(
+        f"The README's command on one table of {results['rows']:,} rows (median of rounds)",
+        ("sync", "seconds", "vs", "ratio"),
+        [
+            (f"{results['percent_changed']}% changed, merge alone", f"{merge['seconds']:.1f}", "", ""),
+            (
+                f"{results['percent_changed']}% changed, --all --dbt build",
+                f"{build['seconds']:.1f}",
+                "merge alone",
+                f"{build['seconds'] / merge['seconds']:.2f}x",
+            ),
+            ("process start (--help)", f"{start:.1f}", "", ""),
+            (
+                "nothing changed, --all --dbt build",
+                f"{quiet['seconds']:.1f}",
+                "process start",
+                f"+{quiet['seconds'] - start:.1f} s",
+            ),
+        ],
+    )
+
+
 def write(results: dict[str, Any], folder: Path, name: str | None = None) -> Path:
     """results as {name}-{time}.json and {name}-latest.json ("bench-{rows}" and latest.json by default)."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,8 @@
 """The incremental rounds: a few seconds each, so noise weighs more than on the full syncs. Every tool syncs
 each of a few rounds of fresh changes, and the median round counts (every round is kept in the results).
-tidemark syncs the first rounds as one command each, then as many in one `--every` process."""
+tidemark syncs the first rounds as one command each with the merge alone, then as many with the README's
+`--all --dbt build` (the history and tests too), then as many in one `--every` process. Then the README's
+command with nothing changed, against the start of a process that does nothing."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import psycopg
 from bench import workload
 from bench.databases import BenchDatabases
 from bench.measure import count_rows
-from bench.tidemark_sync import Sync, SyncLoop, TidemarkProject
+from bench.tidemark_sync import BUILD, Sync, SyncLoop, TidemarkProject
 
 
 class IncrementalRounds:
@@ -30,39 +32,53 @@ class IncrementalRounds:
         self.percent = percent
         self.say = say
         self.changed = 0
-        self.ours: dict[str, list[Sync]] = {"command": [], "every": []}
+        self.ours: dict[str, list[Sync]] = {"command": [], "build": [], "every": []}
+        #: The README's command with nothing changed, and `python -m extract --help`: seconds of each round.
+        self.quiet: dict[str, list[float]] = {"build": [], "process_start": []}
         self.theirs: dict[str, list[float]] = {peer.name: [] for peer in peers}
         schema, table = project.replica()
         self._replica = f'"{schema}"."{table}"'
 
     def run(self, rounds: int) -> None:
-        total = 2 * rounds
+        total = 3 * rounds
         loop: SyncLoop | None = None
         try:
             for number in range(1, total + 1):
-                if number > rounds and loop is None:
+                if number == rounds + 1:
+                    self.say("tidemark: a build of the history and tests as they stand, before the timed builds")
+                    self.project.command("--all", "--dbt", BUILD)
+                if number > 2 * rounds and loop is None:
                     self.say(
                         "tidemark: starting `extract --every` (its first sync, of nothing new, loads Spark and dbt)"
                     )
                     loop = SyncLoop(self.project)
-                self._round(number, total, loop)
+                self._round(number, total, loop, "build" if rounds < number <= 2 * rounds else "command")
         finally:
             if loop is not None:
                 loop.stop()
+        for _ in range(rounds):
+            self.bench_db.settle()
+            self.say("tidemark: the README's command with nothing changed, then a process start alone")
+            self.quiet["build"].append(self.project.command("--all", "--dbt", BUILD).seconds)
+            self.quiet["process_start"].append(self.project.command("--help").seconds)
 
-    def _round(self, number: int, total: int, loop: SyncLoop | None) -> None:
+    def _round(self, number: int, total: int, loop: SyncLoop | None, how: str) -> None:
         self.say(f"round {number}/{total}: changing {self.percent}% of the source rows")
         with psycopg.connect(self.bench_db.source_url, autocommit=True) as conn:
             self.changed = workload.change(conn, self.percent)
         self.say("vacuum and analyse of both databases, as autovacuum leaves them between syncs")
         self.bench_db.settle(vacuum=True)
-        how = "one command" if loop is None else "a sync of the --every process"
-        self.say(f"round {number}/{total}: tidemark: incremental sync, {how}")
-        incremental = self.project.sync() if loop is None else loop.sync()
+        said = {"command": "one command, the merge alone", "build": "one command, --all --dbt build"}
+        said_how = said.get(how, "a sync of the --every process") if loop is None else "a sync of the --every process"
+        self.say(f"round {number}/{total}: tidemark: incremental sync, {said_how}")
+        if loop is not None:
+            incremental = loop.sync()
+        else:
+            incremental = self.project.sync() if how == "command" else self.project.sync_all(BUILD)
         if incremental.rows_updated != self.changed:
             updated = incremental.rows_updated
             raise RuntimeError(f"tidemark updated {updated:,} rows, the source changed {self.changed:,}")
-        self.ours["command" if loop is None else "every"].append(incremental)
+        self.ours[how if loop is None else "every"].append(incremental)
         source_rows = count_rows(self.bench_db.source_url, 'bench."Items"')
         held_by_replica = count_rows(self.bench_db.target_url, self._replica)
         if held_by_replica != source_rows:

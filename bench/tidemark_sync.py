@@ -105,6 +105,10 @@ class TidemarkProject:
         `BUILD` as the README gives it."""
         return self.logged(self.command("--table", "bench.Items", "--dbt", dbt))
 
+    def sync_all(self, dbt: str) -> Sync:
+        """The README's command: `--all`, then dbt."""
+        return self.logged(self.command("--all", "--dbt", dbt))
+
     def command(self, *arguments: str) -> Measured:
         """`python -m extract ARGUMENTS` in this project, measured."""
         return run([PYTHON, "-m", "extract", *arguments], self.env, REPO, f"extract {' '.join(arguments)}")
