@@ -105,6 +105,10 @@ class SyncPass:
         """
         request = self.request
         self.runtime.start_in_background()  # the source is read through it: the catalog, the checks
+        if self.dbt is not None:
+            # dbt's profile and arguments, refused before anything is written (dbt's import meanwhile
+            # overlaps the JVM's start).
+            self.dbt.check_arguments()
         # Connections to the source live for one pass: a loop may sleep longer than a server keeps them.
         context = RunContext.open(self.settings, self.runtime)
         planner: Planner | None = None
@@ -117,11 +121,9 @@ class SyncPass:
             workers = self.settings.max_parallel_transfers
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
                 jobs = list(pool.map(lambda config: self._job(planner, config), tables))
-                if self.dbt is not None:
-                    self.dbt.check_arguments()  # dbt's own parser, before anything lands
                 recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
                 self._catalog["read"] = None if recorded is None else recorded.read_id
-                unchanged = self._unchanged(planner, jobs, recorded, observer)
+                unchanged = self._unchanged(planner, jobs, recorded, observer, pool)
                 to_run = self._to_run(jobs, unchanged)
                 if self.dbt is not None and to_run:
                     self.dbt.prepare()
@@ -141,14 +143,20 @@ class SyncPass:
         return self._finish(summary, replicas)
 
     def _unchanged(
-        self, planner: Planner, jobs: list[TableJob], read: CatalogRead | None, observer: Observer
+        self,
+        planner: Planner,
+        jobs: list[TableJob],
+        read: CatalogRead | None,
+        observer: Observer,
+        pool: ThreadPoolExecutor,
     ) -> dict[str, TableReport]:
         """The tables a check finds with nothing to read, reported as such; the others run. A table whose
-        definition this pass's catalog read found changed runs, to follow it."""
+        definition this pass's catalog read found changed runs, to follow it. The checks are asked on the
+        pass' table threads, each on its own connection."""
         changed = set() if read is None else {change.table_key for change in read.changes}
         plans = [job.checkable for job in jobs if job.checkable is not None and job.config.key not in changed]
         try:
-            found = find_unchanged(planner.context, plans) if plans else []
+            found = find_unchanged(planner.context, plans, pool.map) if plans else []
         except (SourceError, psycopg.Error):
             return {}  # every table runs, and says what failed
         if found:

@@ -1,7 +1,9 @@
 """generate keeps dbt's partial-parse cache unless that cache parsed another version of the snapshots
-file it writes (dbt can then keep a snapshot twice)."""
+file it writes (dbt can then keep a snapshot twice), or none."""
 
 from __future__ import annotations
+
+import shutil
 
 from tests.conftest import Project
 from tests.demo_fixture import demo
@@ -30,6 +32,16 @@ def test_generate_drops_dbt_s_parse_only_when_it_parsed_other_snapshots(demo: Pr
     cache.write_bytes(b"not what dbt writes")
     demo.generate()
     assert not cache.exists()
+
+    # A cache of the project before its tables were generated: the state model's references to the
+    # replicas are read again only by a parse afresh.
+    for generated in ("models", "snapshots", "macros_generated"):
+        shutil.rmtree(demo.root / generated)
+    demo.dbt("parse")
+    demo.generate()
+    assert not cache.exists()
+    demo.sync_replicas()
+    assert demo.scalar("select count(*) from _migration._migration_state") > 0
 
     # What dbt parses after each: the replicas merge and their histories are taken.
     demo.dbt("parse")

@@ -2,9 +2,10 @@
 
 dbt's partial parsing can keep the old version of a YAML snapshot, or keep it twice ("two snapshots
 with the name ..."), when the file defining it changed together with the model it snapshots (dbt-core
-#15785, #11444). A cache that parsed another version of the snapshots file is dropped, and the next dbt
-command parses the project afresh. Any other cache stands: a full parse of a
-project of hundreds of tables takes dbt many seconds.
+#15785, #11444). A cache that parsed another version of the snapshots file, or none (a project parsed
+before its first tables were generated), is dropped, and the next dbt command parses the project
+afresh: the state model's references to the replicas are only read again then. Any other cache stands:
+a full parse of a project of hundreds of tables takes dbt many seconds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ CACHE = Path("target") / "partial_parse.msgpack"
 
 
 def drop_if_it_parsed_another(project_dir: Path, written: Path, text: str) -> None:
-    """Drop the cache when it parsed `written` (a file of the project) with other contents than `text`."""
+    """Drop the cache when it parsed `written` (a file of the project) with other contents than `text`,
+    or did not parse it."""
     cache = project_dir / CACHE
     if cache.is_file() and _parsed_another(cache, written.relative_to(project_dir).as_posix(), text):
         cache.unlink(missing_ok=True)
@@ -33,4 +35,4 @@ def _parsed_another(cache: Path, relative: str, text: str) -> bool:
         checksums = {str(entry["checksum"]["checksum"]) for entry in known}
     except Exception:  # a cache this cannot read is one dbt may misread too
         return True
-    return bool(checksums) and checksums != {hashlib.sha256(text.strip().encode()).hexdigest()}
+    return checksums != {hashlib.sha256(text.strip().encode()).hexdigest()}

@@ -14,7 +14,7 @@ waiting, running or a backfill due, or without a cursor, runs as always.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -51,8 +51,11 @@ class _Probe:
     condition: str
 
 
-def find_unchanged(context: RunContext, plans: Sequence[TablePlan]) -> list[Unchanged]:
-    """Those of `plans` with nothing to read now; their checks are recorded."""
+def find_unchanged(
+    context: RunContext, plans: Sequence[TablePlan], each: Callable[..., Iterable[list[_Probe]]] = map
+) -> list[Unchanged]:
+    """Those of `plans` with nothing to read now; their checks are recorded. `each` maps the queries
+    over the probes (a thread pool's `map` asks them at once, each thread on its own connection)."""
     settings = context.settings
     with_cursor = {plan.names.table_key: plan for plan in plans if plan.cursor is not None}
     if not with_cursor:
@@ -66,7 +69,7 @@ def find_unchanged(context: RunContext, plans: Sequence[TablePlan]) -> list[Unch
         readings = _readings(context, probes)
         found = [
             Unchanged(p.plan.config.key, p.plan.names.table_key, p.watermark, readings[_kind(context, p.plan)])
-            for p in _without_rows(context, probes)
+            for p in _without_rows(context, probes, each)
             if _after(p, readings[_kind(context, p.plan)])
         ]
         record_checks(conn, settings.state_schema, {u.target: u.checked_through for u in found}, started)
@@ -103,20 +106,24 @@ def _after(probe: _Probe, reading: str) -> bool:
     return True
 
 
-def _without_rows(context: RunContext, probes: list[_Probe]) -> list[_Probe]:
+def _without_rows(
+    context: RunContext, probes: list[_Probe], each: Callable[..., Iterable[list[_Probe]]]
+) -> list[_Probe]:
     """The probes whose tables hold no row their next run would read."""
-    empty = []
-    for start in range(0, len(probes), TABLES_PER_QUERY):
-        chunk = probes[start : start + TABLES_PER_QUERY]
-        query = " union all ".join(
-            f"select {number} as probe, case when exists (select 1 from {context.table_ref(p.plan.table)}"
-            f" where {p.condition}) then 1 else 0 end as found"
-            for number, p in enumerate(chunk)
-        )
-        try:
-            rows = context.source.rows(query)
-        except SourceError:
-            continue  # each table's run says what failed
-        with_rows = {int(str(number)) for number, found in rows if str(found) == "1"}
-        empty += [p for number, p in enumerate(chunk) if number not in with_rows]
-    return empty
+    chunks = [probes[start : start + TABLES_PER_QUERY] for start in range(0, len(probes), TABLES_PER_QUERY)]
+    return [probe for empty in each(lambda chunk: _empty_in(context, chunk), chunks) for probe in empty]
+
+
+def _empty_in(context: RunContext, chunk: list[_Probe]) -> list[_Probe]:
+    """One query for the probes of `chunk`: those whose tables hold no row to read."""
+    query = " union all ".join(
+        f"select {number} as probe, case when exists (select 1 from {context.table_ref(p.plan.table)}"
+        f" where {p.condition}) then 1 else 0 end as found"
+        for number, p in enumerate(chunk)
+    )
+    try:
+        rows = context.source.rows(query)
+    except SourceError:
+        return []  # each table's run says what failed
+    with_rows = {int(str(number)) for number, found in rows if str(found) == "1"}
+    return [p for number, p in enumerate(chunk) if number not in with_rows]
