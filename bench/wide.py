@@ -148,7 +148,12 @@ def measure(
     tables: int = TABLES,
     rows: int = ROWS,
     peers: bool = True,
+    section: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The section's figures, filled in `section` (when given) as each pass is timed: a failure later
+    keeps them."""
+    section = {} if section is None else section
+    section.update({"tables": tables, "rows_per_table": rows, "passes": list(PASSES)})
     say(f"wide: {tables:,} tables of {rows:,} rows in the source's schema {wide_source.SCHEMA}")
     wide_source.create(bench_db.source_url, tables, rows)
     names = [wide_source.table_name(number) for number in range(tables)]
@@ -164,14 +169,15 @@ def measure(
                 (kind(work, bench_db.source_url, bench_db.target_url, wide_source.SCHEMA), bench_db.target_url)
             )
     seconds: dict[str, dict[str, float]] = {tool.name: {} for tool, _ in tools}
-    changed_rows = 0
+    section["seconds"] = seconds
+    section["tidemark_tables_landed"] = {command.name: command.landed, every.name: every.landed}
     try:
         for number, label in enumerate(PASSES):
             if number == 2:
                 changed = names[:: max(1, tables // CHANGED_TABLES)][:CHANGED_TABLES]
-                changed_rows = wide_source.change(bench_db.source_url, changed)
+                section["rows_changed"] = wide_source.change(bench_db.source_url, changed)
                 expected = wide_source.totals(bench_db.source_url, [(wide_source.SCHEMA, n) for n in names])
-                say(f"wide: changed {changed_rows:,} rows in {len(changed)} tables")
+                say(f"wide: changed {section['rows_changed']:,} rows in {len(changed)} tables")
             for tool, url in tools:
                 bench_db.settle()
                 say(f"wide: {tool.name}: {label} pass")
@@ -179,14 +185,7 @@ def measure(
                 _check(tool, url, names, expected)
     finally:
         every.stop()
-    return {
-        "tables": tables,
-        "rows_per_table": rows,
-        "rows_changed": changed_rows,
-        "passes": list(PASSES),
-        "seconds": seconds,
-        "tidemark_tables_landed": {command.name: command.landed, every.name: every.landed},
-    }
+    return section
 
 
 def _ratio(ours: float, theirs: float | None) -> str:
@@ -230,16 +229,19 @@ def main() -> int:
         parser.error(f"the peers are not installed ({missing}): run `make bench-peers`, or pass --no-peers")
     bench_db = databases.start()
     started = time.perf_counter()
+    results: dict[str, Any] = {"machine": report.machine(), "wide": {}}
+    name = f"wide-{args.tables}x{args.rows}"
     try:
         say = lambda text: print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)  # noqa: E731
-        results = {
-            "machine": report.machine(),
-            "wide": measure(bench_db, databases.WORK_DIR, say, args.tables, args.rows, not args.no_peers),
-        }
+        measure(bench_db, databases.WORK_DIR, say, args.tables, args.rows, not args.no_peers, results["wide"])
+    except Exception as exc:
+        results["failed"] = f"{type(exc).__name__}: {exc}"
+        print(f"\nthe bench failed; what it measured is in {report.write(results, REPO / 'bench' / 'results', name)}")
+        raise
     finally:
         databases.stop()
     print_wide(results)
-    path = report.write(results, REPO / "bench" / "results", f"wide-{args.tables}x{args.rows}")
+    path = report.write(results, REPO / "bench" / "results", name)
     print(f"\nwritten to {path} ({time.perf_counter() - started:.0f} s)")
     return 0
 

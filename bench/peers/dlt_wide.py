@@ -12,6 +12,7 @@ import json
 import time
 
 import dlt
+import sqlalchemy
 from dlt.sources.sql_database import sql_database
 
 
@@ -23,7 +24,10 @@ def main() -> None:
     parser.add_argument("--pipelines-dir", required=True)
     args = parser.parse_args()
     started = time.perf_counter()
-    source = sql_database(credentials=args.source, schema=args.schema, backend="pyarrow", chunk_size=100_000)
+    # One engine for every table: given a URL, dlt opens connections per table, and a schema of 1,000
+    # tables runs the server out of connections.
+    engine = sqlalchemy.create_engine(args.source, pool_size=4)
+    source = sql_database(credentials=engine, schema=args.schema, backend="pyarrow", chunk_size=100_000)
     for resource in source.resources.values():
         resource.apply_hints(
             incremental=dlt.sources.incremental("ModifiedDate"), primary_key="id", write_disposition="merge"
