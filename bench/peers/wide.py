@@ -32,6 +32,9 @@ class DltWide:
             "RUNTIME__DLTHUB_TELEMETRY": "false",
             # dlt insists on a password; the benchmark's server trusts local connections and ignores it.
             "DESTINATION__POSTGRES__CREDENTIALS__PASSWORD": "unused",
+            # dlt's default round-robin opens every table's query at once, one connection each: a
+            # schema of many tables exhausts any pool. One table after another, as dlt's docs advise.
+            "EXTRACT__NEXT_ITEM_MODE": "fifo",
         }
 
     def sync(self) -> Measured:
