@@ -69,7 +69,7 @@ class IncrementalRounds:
         self.say("vacuum and analyse of both databases, as autovacuum leaves them between syncs")
         self.bench_db.settle(vacuum=True)
         said = {"command": "one command, the merge alone", "build": "one command, --all --dbt build"}
-        said_how = said.get(how, "a sync of the --every process") if loop is None else "a sync of the --every process"
+        said_how = "a sync of the --every process" if loop is not None else said[how]
         self.say(f"round {number}/{total}: tidemark: incremental sync, {said_how}")
         if loop is not None:
             incremental = loop.sync()

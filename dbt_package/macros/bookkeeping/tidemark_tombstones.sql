@@ -3,10 +3,5 @@
   longer holds, with the run), or none when no reconcile ever ran for it.
 -#}
 {% macro tidemark_tombstones(target) -%}
-    {%- if not execute -%}{{ return(none) }}{%- endif -%}
-    {{ return(adapter.get_relation(
-        database=target.database,
-        schema=target.schema,
-        identifier=tidemark.tidemark_contract('tombstone_prefix') ~ target.identifier,
-    )) }}
+    {{ return(tidemark.tidemark_relation_beside(target, tidemark.tidemark_contract('tombstone_prefix'))) }}
 {%- endmacro %}

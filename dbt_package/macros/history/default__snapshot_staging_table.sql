@@ -16,24 +16,12 @@
     {%- set keys = strategy.unique_key if strategy.unique_key is not string else [strategy.unique_key] -%}
     {%- set changed_replica -%}
         select * from ({{ source_sql }}) as tidemark_replica
-        where exists (
-            select 1 from {{ changed }} as tidemark_changed
-            where
-                {%- for key in keys %}
-                tidemark_changed.{{ key }} = tidemark_replica.{{ key }}{{ " and" if not loop.last }}
-                {%- endfor %}
-        )
+        where {{ tidemark.tidemark_changed_key(changed, 'tidemark_replica', keys) }}
     {%- endset -%}
     {%- set changed_history -%}
         (
             select * from {{ target_relation }} as tidemark_history
-            where exists (
-                select 1 from {{ changed }} as tidemark_changed
-                where
-                    {%- for key in keys %}
-                    tidemark_changed.{{ key }} = tidemark_history.{{ key }}{{ " and" if not loop.last }}
-                    {%- endfor %}
-            )
+            where {{ tidemark.tidemark_changed_key(changed, 'tidemark_history', keys) }}
         ) as tidemark_current
     {%- endset -%}
     {{ return(dbt.default__snapshot_staging_table(strategy, changed_replica, changed_history)) }}

@@ -4,10 +4,5 @@
   the snapshot), or none when the extract has not created it, or while dbt only parses.
 -#}
 {% macro tidemark_changed_keys(target) -%}
-    {%- if not execute -%}{{ return(none) }}{%- endif -%}
-    {{ return(adapter.get_relation(
-        database=target.database,
-        schema=target.schema,
-        identifier=tidemark.tidemark_contract('changed_keys_prefix') ~ target.identifier,
-    )) }}
+    {{ return(tidemark.tidemark_relation_beside(target, tidemark.tidemark_contract('changed_keys_prefix'))) }}
 {%- endmacro %}
