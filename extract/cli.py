@@ -45,12 +45,13 @@ def _run_extract(argv: Sequence[str]) -> int:
     from extract.config.settings import MAX_EVERY, MIN_EVERY, load_settings
     from extract.every import SyncEvery
     from extract.metrics import Metrics, metrics_port_setting
+    from extract.pass_request import PassRequest
     from extract.reconcile.result import ReconcileOptions
     from extract.report import print_report
     from extract.runtime.dbt import parse_dbt_args
     from extract.runtime.dbt_setup import in_process_dbt
     from extract.runtime.spark import SparkRuntime
-    from extract.sync_pass import PassRequest, SyncPass
+    from extract.sync_pass import SyncPass
 
     as_of, snapshot_file = snapshot_arguments(args)
     repeated = sorted({name for name in args.table or [] if args.table.count(name) > 1})

@@ -5,12 +5,8 @@ from __future__ import annotations
 import sys
 import time
 import traceback
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
-from pathlib import Path
-from typing import Any
+from dataclasses import replace
 
 import psycopg
 
@@ -32,48 +28,17 @@ from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import check_target_state
+from extract.pass_request import PassRequest, TableJob
 from extract.planning.planner import Planner
-from extract.planning.table_plan import TablePlan
 from extract.project.follow_catalog import follow_catalog, touches_project
 from extract.readers.asof_snapshot import SnapshotLanding
 from extract.readers.unchanged import find_unchanged
-from extract.reconcile.result import ReconcileOptions
 from extract.reconcile_pass import ReconcilePass, ReconcileRequest
 from extract.report import DbtReport, Outcome, PassReport, TableReport
 from extract.runtime.dbt import InProcessDbt
 from extract.runtime.spark import SparkRuntime
 from extract.state.waiting import models_to_merge
 from extract.sync_table import sync_table
-
-
-@dataclass(frozen=True)
-class TableJob:
-    """One table of a pass, planned: `run` lands it and returns its result (a dataclass)."""
-
-    config: SyncTable
-    run: Callable[[Observer], Any]
-    #: The plan of a sync of changed rows: a check may stand in for it (extract/readers/unchanged.py).
-    checkable: TablePlan | None = None
-
-
-@dataclass(frozen=True)
-class PassRequest:
-    """What the command line asked for: which tables, and how to say what happens."""
-
-    table_names: list[str] | None  # None: every enabled table (--all)
-    as_of: date | None
-    snapshot_file: Path | None
-    quiet: bool
-    json: bool
-    #: Print each error's stack traces (Python and Java) too.
-    verbose: bool = False
-    #: Reconcile the tables that landed after the merge: every pass (0), or when this long passed since.
-    reconcile_every: timedelta | None = None
-    reconcile_options: ReconcileOptions = field(default_factory=ReconcileOptions)
-    #: Read every configured table's definition on the first pass, not only the changed ones.
-    full_catalog: bool = False
-    #: Land every row again and replace the replicas (the first pass only).
-    full_refresh: bool = False
 
 
 class SyncPass:
