@@ -69,17 +69,18 @@ class SyncPass:
         bad configuration anywhere stops the pass with nothing written.
         """
         request = self.request
-        self.runtime.start_in_background()  # the source is read through it: the catalog, the checks
-        if self.dbt is not None:
-            # dbt's profile and arguments, refused before anything is written (dbt's import meanwhile
-            # overlaps the JVM's start).
-            self.dbt.check_arguments()
         # Connections to the source live for one pass: a loop may sleep longer than a server keeps them.
         context = RunContext.open(self.settings, self.runtime)
         planner: Planner | None = None
         try:
             check_target_state(self.settings)
+            # The seeds and the type map: bad ones are refused before the JVM is started for nothing.
             planner = Planner(context)
+            self.runtime.start_in_background()  # the source is read through it: the catalog, the checks
+            if self.dbt is not None:
+                # dbt's profile and arguments, refused before anything is written (dbt's import meanwhile
+                # overlaps the JVM's start).
+                self.dbt.check_arguments()
             tables = self._tables(planner)
             observer = ConsoleObserver(quiet=request.quiet or request.json)
             self._read_catalog(planner, observer)

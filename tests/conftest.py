@@ -96,8 +96,15 @@ class Project:
             "TIDEMARK_PROJECT_DIR": str(root),
             # Exact per-run counts in most tests; the window has tests of its own.
             "TIDEMARK_SAFETY_WINDOW": "0s",
+            # dbt's debug log of every statement costs a build more than its queries; the tests that
+            # read dbt's log ask for it (`keep_dbt_log`).
+            "DBT_LOG_LEVEL_FILE": "none",
         }
         self._planner: Planner | None = None
+
+    def keep_dbt_log(self) -> None:
+        """dbt writes its log file (logs/dbt.log) at dbt's own level, as a user's project has it."""
+        del self.env["DBT_LOG_LEVEL_FILE"]
 
     @property
     def settings(self) -> Settings:

@@ -77,6 +77,7 @@ def _dump(project: Project) -> str:
 
 
 def test_key_values_are_stored_encrypted_and_read_with_the_key(keyed: Project) -> None:
+    keyed.keep_dbt_log()  # searched for key values too
     # tidemark hands the key to the dbt it runs; a plain dbt gets it through PGOPTIONS, as the docs say.
     first = _cli(keyed, "--all", "--dbt", "build")
     assert first.returncode == 0, first.stderr[-3000:]
@@ -113,6 +114,7 @@ def test_key_values_are_stored_encrypted_and_read_with_the_key(keyed: Project) -
         assert str(value) not in dump
     assert KEY not in dump and "battery" not in dump
     dbt_logs = "".join(path.read_text(errors="replace") for path in (keyed.root / "logs").glob("dbt.log*"))
+    assert "Running with dbt=" in dbt_logs
     assert all(str(value) not in dbt_logs for value in (FIRST, MOVED_TO, DELETED)), "a key value in dbt's log"
 
     hidden = _cli(keyed, "state", "show", "dbo.Parts", "--verbose", "--json", TIDEMARK_STATE_KEY=None)
