@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import pytest
 import yaml
 
 from tests.conftest import Project
@@ -23,61 +22,79 @@ FULL = "parts_full_history"
 STAMP = "\"ModifiedDate\" = clock_timestamp() at time zone 'UTC'"
 
 
-def _setup(project: Project, record_id: bool) -> dict[str, str]:
+#: The tables of the test: one whose rows are known by their key, one by a record id (rowguid).
+TABLES = {"Parts": False, "Tagged": True}
+
+
+def _setup(project: Project) -> dict[str, dict[str, str]]:
+    """Both tables in the source and the project, each with a full-compare snapshot beside its history;
+    each table's names."""
     with project.source() as conn:
         conn.execute("create schema dbo")
-        conn.execute(
-            """create table dbo."Parts" ("Id" integer primary key, rowguid uuid not null unique,
-            "Code" text unique, "Name" text, "Qty" integer, "ModifiedDate" timestamp(3))"""
-        )
-        conn.execute(
-            f"""insert into dbo."Parts" select i, gen_random_uuid(), 'c' || i, 'part ' || i, i % 7,
-            timestamp '2026-01-01' + i * interval '1 minute' from generate_series(1, {ROWS}) as i"""
-        )
-    project.write_sync_tables([f"dbo,Parts,ModifiedDate,,true,{'rowguid' if record_id else ''},Code"], HEADER)
+        for table in TABLES:
+            conn.execute(
+                f"""create table dbo."{table}" ("Id" integer primary key, rowguid uuid not null unique,
+                "Code" text unique, "Name" text, "Qty" integer, "ModifiedDate" timestamp(3))"""
+            )
+            conn.execute(
+                f"""insert into dbo."{table}" select i, gen_random_uuid(), 'c' || i, 'part ' || i, i % 7,
+                timestamp '2026-01-01' + i * interval '1 minute' from generate_series(1, {ROWS}) as i"""
+            )
+    project.write_sync_tables(
+        [
+            f"dbo,{table},ModifiedDate,,true,{'rowguid' if record_id else ''},Code"
+            for table, record_id in TABLES.items()
+        ],
+        HEADER,
+    )
     project.generate()
     generated = yaml.safe_load((project.root / "snapshots" / "_replica__snapshots.yml").read_text())
-    ours = generated["snapshots"][0]
-    schema, table = ours["config"]["schema"], ours["config"]["alias"]
-    # The same history as dbt snapshots it on its own: every row compared, every time.
-    full = {**ours, "name": FULL, "config": {**ours["config"], "alias": FULL}}
-    for key in ("tidemark_replica", "pre_hook", "post_hook"):
-        del full["config"][key]
-    (project.root / "snapshots" / "full_compare.yml").write_text(yaml.safe_dump({"snapshots": [full]}))
-    replica = ours["relation"].split("'")[1]
-    return {
-        "history": f'"{schema}"."{table}"',
-        "full": f'"{schema}"."{FULL}"',
-        "replica": f'"{schema}"."{table.removesuffix("__history")}"',
-        "changed": f'"{schema}"."chg__{table.removesuffix("__history")}"',
-        "model": replica,
-        "table_key": f"{schema}.{table.removesuffix('__history')}",
-    }
+    fulls, names = [], {}
+    for ours in generated["snapshots"]:
+        schema, history = ours["config"]["schema"], ours["config"]["alias"]
+        table = history.removesuffix("__history")
+        # The same history as dbt snapshots it on its own: every row compared, every time.
+        full = {**ours, "name": f"{table}_{FULL}", "config": {**ours["config"], "alias": f"{table}_{FULL}"}}
+        for key in ("tidemark_replica", "pre_hook", "post_hook"):
+            del full["config"][key]
+        fulls.append(full)
+        source_table = next(name for name in TABLES if name.lower() == table)
+        names[source_table] = {
+            "history": f'"{schema}"."{history}"',
+            "full": f'"{schema}"."{table}_{FULL}"',
+            "replica": f'"{schema}"."{table}"',
+            "changed": f'"{schema}"."chg__{table}"',
+            "model": ours["relation"].split("'")[1],
+            "table_key": f"{schema}.{table}",
+        }
+    (project.root / "snapshots" / "full_compare.yml").write_text(yaml.safe_dump({"snapshots": fulls}))
+    assert set(names) == set(TABLES)
+    return names
 
 
-def _change(project: Project, rng: random.Random, next_id: int) -> int:
-    """One round of random changes in the source; returns the next unused key."""
+def _change(project: Project, table: str, rng: random.Random, next_id: int) -> int:
+    """One round of random changes of a table in the source; returns the next unused key."""
     with project.source() as conn, conn.transaction():
-        ids = [int(r[0]) for r in conn.execute('select "Id" from dbo."Parts" order by 1').fetchall()]
+        ids = [int(r[0]) for r in conn.execute(f'select "Id" from dbo."{table}" order by 1').fetchall()]
         picked = rng.sample(ids, 14)
         for key in picked[:5]:
             conn.execute(
-                f'update dbo."Parts" set "Name" = %s, "Qty" = %s, {STAMP} where "Id" = %s',
+                f'update dbo."{table}" set "Name" = %s, "Qty" = %s, {STAMP} where "Id" = %s',
                 (f"name {rng.randrange(10**6)}", rng.choice([None, 1, 2, 3]), key),
             )
         for key in picked[5:8]:  # only the stamp changes
-            conn.execute(f'update dbo."Parts" set {STAMP} where "Id" = %s', (key,))
+            conn.execute(f'update dbo."{table}" set {STAMP} where "Id" = %s', (key,))
         for key in picked[8:10]:  # gone: only a reconcile finds it
-            conn.execute('delete from dbo."Parts" where "Id" = %s', (key,))
+            conn.execute(f'delete from dbo."{table}" where "Id" = %s', (key,))
         for key in picked[10:12]:  # the key changes, the record stays
-            conn.execute(f'update dbo."Parts" set "Id" = %s, {STAMP} where "Id" = %s', (next_id, key))
+            conn.execute(f'update dbo."{table}" set "Id" = %s, {STAMP} where "Id" = %s', (next_id, key))
             next_id += 1
         # A row deleted, and its unique code given to a new row of another key.
-        code = conn.execute('delete from dbo."Parts" where "Id" = %s returning "Code"', (picked[12],)).fetchone()
+        code = conn.execute(f'delete from dbo."{table}" where "Id" = %s returning "Code"', (picked[12],)).fetchone()
         assert code is not None
         for number in range(3):
             conn.execute(
-                """insert into dbo."Parts" values (%s, gen_random_uuid(), %s, %s, 1,
+                f"""insert into dbo."{table}" values (%s, gen_random_uuid(), %s, %s, 1,
                 clock_timestamp() at time zone 'UTC')""",
                 (next_id, code[0] if number == 0 else f"c{next_id}", f"new {next_id}"),
             )
@@ -111,52 +128,59 @@ def _current_differs(project: Project, names: dict[str, str]) -> list[tuple[Any,
 SNAPSHOTS_AND_MODELS = ("--resource-type", "seed", "--resource-type", "model", "--resource-type", "snapshot")
 
 
-@pytest.mark.parametrize("record_id", [False, True], ids=["keys", "record_id"])
-def test_the_history_compares_the_changed_keys_and_equals_a_full_snapshot(project: Project, record_id: bool) -> None:
-    names = _setup(project, record_id)
+def test_the_history_compares_the_changed_keys_and_equals_a_full_snapshot(project: Project) -> None:
+    names = _setup(project)
     project.extract()
     project.dbt("build", *SNAPSHOTS_AND_MODELS)
     assert project.scalar("select count(*) from _migration.history_rescans") == 0
-    rng = random.Random(20261126 + record_id)
-    next_id = ROWS + 1
+    rng = random.Random(20261126)
+    next_ids = dict.fromkeys(TABLES, ROWS + 1)
     for number in range(ROUNDS):
-        next_id = _change(project, rng, next_id)
+        for table in TABLES:
+            next_ids[table] = _change(project, table, rng, next_ids[table])
         if number == ROUNDS - 2:
-            done = project.cli("--table", "dbo.Parts", "--full-refresh", "--quiet")
+            done = project.cli("--all", "--full-refresh", "--quiet")
             assert done.returncode == 0, done.stderr[-3000:]
-            assert project.scalar("select reason from _migration.history_rescans") == "full refresh"
+            reasons = project.scalar("select array_agg(distinct reason) from _migration.history_rescans")
+            assert reasons == ["full refresh"], reasons
         elif number == 0:
             project.extract()
-            project.dbt("build", "--resource-type", "model", "--select", names["model"])
-            changed = project.scalar(f"select count(*) from {names['changed']}")
-            # 8 updated, 2 moved (each its old key too, moved or displaced), 3 inserted, 1 displaced.
-            assert changed == 16, changed
+            project.dbt("build", "--resource-type", "model", "--select", *(n["model"] for n in names.values()))
+            for table in TABLES:
+                changed = project.scalar(f"select count(*) from {names[table]['changed']}")
+                # 8 updated, 2 moved (each its old key too, moved or displaced), 3 inserted, 1 displaced.
+                assert changed == 16, (table, changed)
         else:
             project.extract()
         project.dbt("build", *SNAPSHOTS_AND_MODELS)
-        assert project.scalar(f"select count(*) from {names['changed']}") == 0
         assert project.scalar("select count(*) from _migration.history_rescans") == 0
         if number % 2 == 1:
-            done = project.cli("reconcile", "--table", "dbo.Parts", "--dbt", "build", "--quiet")
+            done = project.cli("reconcile", "--all", "--dbt", "build", "--quiet")
             assert done.returncode == 0, done.stderr[-3000:]
             project.dbt("build", *SNAPSHOTS_AND_MODELS)
-        assert _current_differs(project, names) == [], f"round {number}"
-        if not record_id:
-            # With a record id, a moved row's versions move with it: a full snapshot starts a new key.
-            assert _versions(project, names["history"]) == _versions(project, names["full"]), f"round {number}"
-    assert len(_versions(project, names["history"])) > ROWS + ROUNDS * 10
+        for table, record_id in TABLES.items():
+            assert project.scalar(f"select count(*) from {names[table]['changed']}") == 0
+            assert _current_differs(project, names[table]) == [], f"{table}, round {number}"
+            if not record_id:
+                # With a record id, a moved row's versions move with it: a full snapshot starts a new key.
+                assert _versions(project, names[table]["history"]) == _versions(project, names[table]["full"]), (
+                    f"{table}, round {number}"
+                )
+    for table in TABLES:
+        assert len(_versions(project, names[table]["history"])) > ROWS + ROUNDS * 10
 
     # A change no merge made (written into the replica by hand) is not compared: the snapshot reads the
     # changed keys only. Asked for, a rescan compares every row and finds it.
+    parts = names["Parts"]
     with project.target() as conn:
         conn.execute(
-            f"update {names['replica']} set name = 'by hand' where id = (select min(id) from {names['replica']})"
+            f"update {parts['replica']} set name = 'by hand' where id = (select min(id) from {parts['replica']})"
         )
     project.dbt("snapshot")
-    assert len(_current_differs(project, names)) == 2
+    assert len(_current_differs(project, parts)) == 2
     with project.target() as conn:
         conn.execute(
-            "insert into _migration.history_rescans (table_key, reason) values (%s, 'asked')", (names["table_key"],)
+            "insert into _migration.history_rescans (table_key, reason) values (%s, 'asked')", (parts["table_key"],)
         )
     project.dbt("snapshot")
-    assert _current_differs(project, names) == []
+    assert _current_differs(project, parts) == []
