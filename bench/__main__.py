@@ -191,7 +191,7 @@ def main() -> int:
             for r in merge_strategies.compare(work, bench_db.env, bench_db.target_url, project.replica(), args.percent)
         ]
         _say("reconcile: differences a cursor cannot see, found and repaired")
-        results["reconcile"] = reconcile_rounds.measure(project, bench_db, args.rows, _say)
+        results["reconcile"] = reconcile_rounds.measure(project, bench_db, args.rows, _say, peers=not args.no_peers)
         peaks = [level["tidemark_peak_rss_driver"] for level in results["reconcile"]["levels"]]
         memory[-1]["reconcile_peak_rss_driver"] = max(peaks)
         results["catalog"] = catalog_read.measure(bench_db, work, _say)

@@ -21,14 +21,15 @@ def print_reconcile(results: dict[str, Any]) -> None:
     for level in levels:
         found = level["tidemark_found"]
         ours = level["tidemark_seconds"]
+        theirs = level["reladiff_seconds"]  # None: the run left the peers out
         rows.append(
             (
                 f"{level['differences']:,}",
                 f"{level['count_seconds']:.1f}",
                 f"{level['key_scan_seconds']:.1f}",
-                f"{level['reladiff_seconds']:.1f} ({level['reladiff_keys']:,} keys)",
+                "-" if theirs is None else f"{theirs:.1f} ({level['reladiff_keys']:,} keys)",
                 f"{ours:.1f} ({sum(found.values()):,} keys)",
-                f"{level['reladiff_seconds'] / ours:.2f}x",
+                "-" if theirs is None else f"{theirs / ours:.2f}x",
                 f"{ours / zero:.2f}x" if zero else "-",
             )
         )

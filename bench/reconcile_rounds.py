@@ -128,9 +128,10 @@ def tidemark_reconcile(project: TidemarkProject) -> tuple[Measured, dict[str, An
 
 
 def measure(
-    project: TidemarkProject, databases: BenchDatabases, rows: int, say: Callable[[str], None]
+    project: TidemarkProject, databases: BenchDatabases, rows: int, say: Callable[[str], None], peers: bool = True
 ) -> dict[str, Any]:
-    """Every level's figures; first, the one reconcile that stores the replica's hashes."""
+    """Every level's figures; first, the one reconcile that stores the replica's hashes. Without `peers`,
+    reladiff (installed with them) is left out."""
     replica_names = project.replica()
     replica = sql.Identifier(*replica_names)
     say("reconcile: the first one (stores the replica's row hashes, once)")
@@ -143,7 +144,7 @@ def measure(
         databases.settle()
         counted = count_both(databases.source_url, databases.target_url, replica)
         scanned = key_scan(databases.source_url, databases.target_url, replica)
-        theirs, their_report = reladiff(databases, replica_names)
+        theirs, their_report = reladiff(databases, replica_names) if peers else (None, None)
         ours, our_report = tidemark_reconcile(project)
         found.append(
             {
@@ -153,8 +154,8 @@ def measure(
                 "counts": list(counted[1]),
                 "key_scan_seconds": scanned[0],
                 "key_scan_found": list(scanned[1]),
-                "reladiff_seconds": theirs.seconds,
-                "reladiff_keys": their_report["keys_different"],
+                "reladiff_seconds": None if theirs is None else theirs.seconds,
+                "reladiff_keys": None if their_report is None else their_report["keys_different"],
                 "tidemark_seconds": ours.seconds,
                 "tidemark_peak_rss_driver": ours.peak_rss_main,
                 "tidemark_found": {k: our_report[k] for k in ("inserted", "updated", "deleted", "boundary_deleted")},
