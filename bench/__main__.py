@@ -167,6 +167,8 @@ def main() -> int:
             "nothing_changed_build": {
                 "seconds": statistics.median(rounds.quiet["build"]),
                 "rounds_seconds": rounds.quiet["build"],
+                "past_window_seconds": statistics.median(rounds.quiet["build_past_window"]),
+                "past_window_rounds_seconds": rounds.quiet["build_past_window"],
                 "process_start_seconds": statistics.median(rounds.quiet["process_start"]),
                 "process_start_rounds_seconds": rounds.quiet["process_start"],
             },

@@ -145,10 +145,16 @@ def print_build(results: dict[str, Any]) -> None:
             ),
             ("process start (--help)", f"{start:.1f}", "", ""),
             (
-                "nothing changed, --all --dbt build",
+                "nothing changed, within the window",
                 f"{quiet['seconds']:.1f}",
                 "process start",
                 f"+{quiet['seconds'] - start:.1f} s",
+            ),
+            (
+                "nothing changed, past the window",
+                f"{quiet['past_window_seconds']:.1f}",
+                "process start",
+                f"+{quiet['past_window_seconds'] - start:.1f} s",
             ),
         ],
     )
