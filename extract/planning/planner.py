@@ -44,20 +44,25 @@ class Planner:
         self._catalog_conn: psycopg.Connection | None = None
         #: Enabled pattern rows of the seed that match no table of the source.
         self.unmatched_patterns: list[str] = []
-        try:
-            self.tables = self._expanded(configured)
-            check_distinct_replicas(settings.source, self.aliases, self.tables)
-        except BaseException:
-            self.close()
-            raise
+        self._configured = configured
+        self._tables: list[SyncTable] | None = None
 
-    def _expanded(self, configured: list[SyncTable]) -> list[SyncTable]:
-        """The seed's rows, with its patterns' tables as the source lists them now."""
-        if not any(is_pattern(c) for c in configured):
-            return configured
-        listing = [(str(s), str(t)) for s, t in self.context.source.query(self.context.dialect.tables_query())]
-        self.unmatched_patterns = unmatched_patterns(configured, listing)
-        return expand_patterns(configured, listing)
+    @property
+    def tables(self) -> list[SyncTable]:
+        """The seed's rows, with its patterns' tables as the source lists them now. Listed at first use, not
+        when the seeds are read: bad seeds are refused before the source (and the JVM that reads it) is
+        reached, and a pass starts the JVM beside its other checks."""
+        if self._tables is None:
+            configured = self._configured
+            expanded = configured
+            if any(is_pattern(c) for c in configured):
+                query = self.context.dialect.tables_query()
+                listing = [(str(s), str(t)) for s, t in self.context.source.query(query)]
+                self.unmatched_patterns = unmatched_patterns(configured, listing)
+                expanded = expand_patterns(configured, listing)
+            check_distinct_replicas(self.settings.source, self.aliases, expanded)
+            self._tables = expanded
+        return self._tables
 
     def read_catalog(self, full: bool) -> CatalogRead:
         """Read the definitions of the configured tables that changed since the last catalog read (all
