@@ -96,15 +96,19 @@ class Project:
             "TIDEMARK_PROJECT_DIR": str(root),
             # Exact per-run counts in most tests; the window has tests of its own.
             "TIDEMARK_SAFETY_WINDOW": "0s",
-            # dbt's debug log of every statement costs a build more than its queries; the tests that
-            # read dbt's log ask for it (`keep_dbt_log`).
+            # dbt's debug log of every statement costs a build more than its queries, and its JSON
+            # artifacts (manifest.json twice, run_results.json) a quarter of a small build; the tests
+            # that read them ask for them (`keep_dbt_files`).
             "DBT_LOG_LEVEL_FILE": "none",
+            "DBT_WRITE_JSON": "false",
         }
         self._planner: Planner | None = None
 
-    def keep_dbt_log(self) -> None:
-        """dbt writes its log file (logs/dbt.log) at dbt's own level, as a user's project has it."""
+    def keep_dbt_files(self) -> None:
+        """dbt writes its log file (logs/dbt.log) at dbt's own level and its JSON artifacts (target/
+        manifest.json, run_results.json), as a user's project has them."""
         del self.env["DBT_LOG_LEVEL_FILE"]
+        del self.env["DBT_WRITE_JSON"]
 
     @property
     def settings(self) -> Settings:

@@ -68,7 +68,7 @@ def test_the_target_url_alone_configures_dbt_too(demo: Project) -> None:
 def test_a_users_dbt_after_the_commands_dbt_keeps_the_parsed_project(demo: Project) -> None:
     """dbt parses a project again in full when a variable dbt_project.yml reads changes: the command's dbt
     must leave the environment as a user's shell has it, or every `dbt run` after it pays a full parse."""
-    demo.keep_dbt_log()
+    demo.keep_dbt_files()
     result = demo.cli("--all", "--dbt", "build")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     demo.dbt("run", "--select", "state")

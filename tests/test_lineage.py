@@ -24,6 +24,7 @@ def _manifest(project: Project) -> dict[str, Any]:
 
 
 def test_the_lineage_starts_at_the_source(project: Project, tmp_path: Path) -> None:
+    project.keep_dbt_files()  # the lineage is read from dbt's manifest.json
     with project.source() as conn:
         conn.execute("create schema dbo")
         conn.execute(

@@ -51,7 +51,7 @@ def _files_holding(root: Path, secret: str) -> list[Path]:
 
 
 def test_no_password_in_any_output_of_a_failing_sync(demo: Project) -> None:
-    demo.keep_dbt_log()  # searched for the password too
+    demo.keep_dbt_files()  # searched for the password too
     with demo.source() as conn:  # a table that fails while landing: its override key repeats
         conn.execute('create table dbo."Events" ("Id" integer, "Payload" text)')
         conn.execute("""insert into dbo."Events" values (1, 'a'), (1, 'again')""")

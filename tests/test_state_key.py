@@ -77,7 +77,7 @@ def _dump(project: Project) -> str:
 
 
 def test_key_values_are_stored_encrypted_and_read_with_the_key(keyed: Project) -> None:
-    keyed.keep_dbt_log()  # searched for key values too
+    keyed.keep_dbt_files()  # searched for key values too
     # tidemark hands the key to the dbt it runs; a plain dbt gets it through PGOPTIONS, as the docs say.
     first = _cli(keyed, "--all", "--dbt", "build")
     assert first.returncode == 0, first.stderr[-3000:]
