@@ -76,10 +76,10 @@ class SyncPass:
             check_target_state(self.settings)
             # The seeds and the type map: bad ones are refused before the JVM is started for nothing.
             planner = Planner(context)
-            self.runtime.start_in_background()  # the source is read through it: the catalog, the checks
-            if self.dbt is not None:
+            self.runtime.start_source_in_background()  # for the catalog and the checks; Spark only to land
+            if self.dbt is not None and not self.dbt.vouched:
                 # dbt's profile and arguments, refused before anything is written (dbt's import meanwhile
-                # overlaps the JVM's start).
+                # overlaps the JVM's start); when a record vouches for them, again before dbt runs.
                 self.dbt.check_arguments()
             tables = self._tables(planner)
             observer = ConsoleObserver(quiet=request.quiet or request.json)
@@ -91,6 +91,8 @@ class SyncPass:
                 self._catalog["read"] = None if recorded is None else recorded.read_id
                 unchanged = self._unchanged(planner, jobs, recorded, observer, pool)
                 to_run = self._to_run(jobs, unchanged)
+                if to_run:
+                    self.runtime.start_in_background()  # to land; meanwhile the source plans the reads
                 if self.dbt is not None and to_run:
                     self.dbt.prepare()
                 ran = {report.table: report for report in pool.map(lambda job: self._sync(job, observer), to_run)}

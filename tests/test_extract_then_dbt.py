@@ -76,3 +76,26 @@ def test_a_users_dbt_after_the_commands_dbt_keeps_the_parsed_project(demo: Proje
     last_invocation = log.rsplit("Running with dbt=", 1)[1]
     assert "Partial parsing enabled" in last_invocation
     assert "Unable to do partial parsing" not in last_invocation, last_invocation[:3000]
+
+
+def test_a_checked_setup_is_trusted_until_what_the_check_read_changes(demo: Project) -> None:
+    """A pass records the dbt setup it checked (a hash, runtime/dbt_check_record.py), so the next one
+    need not wait for dbt's import to start; another database in the profile's environment, or other
+    arguments, are checked again and refused before anything lands."""
+    record = demo.root / "target" / "tidemark_dbt_check"
+    assert demo.cli("--all", "--quiet", "--dbt", "build").returncode == 0
+    trusted = record.read_text()
+    assert len(trusted.strip()) == 64
+    assert demo.cli("--all", "--quiet", "--dbt", "build").returncode == 0
+    assert record.read_text() == trusted
+    events = demo.scalar("select max(event_id) from _migration.run_log")
+
+    demo.env["TIDEMARK_TARGET_DBNAME"] = "elsewhere"
+    elsewhere = demo.cli("--all", "--quiet", "--dbt", "build")
+    assert elsewhere.returncode == 2, elsewhere.stderr[-2000:]
+    assert "'elsewhere'" in elsewhere.stderr or "/elsewhere" in elsewhere.stderr, elsewhere.stderr[-2000:]
+    del demo.env["TIDEMARK_TARGET_DBNAME"]
+    unknown = demo.cli("--all", "--quiet", "--dbt", "build --no-such-option")
+    assert unknown.returncode == 2 and "--no-such-option" in unknown.stderr, unknown.stderr[-2000:]
+    assert demo.scalar("select max(event_id) from _migration.run_log") == events
+    assert record.read_text() == trusted

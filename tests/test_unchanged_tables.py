@@ -83,3 +83,27 @@ def test_a_table_with_nothing_to_read_lands_no_run_and_is_read_from_its_watermar
     assert _statuses(followed)["dbo.Products"] == "landed"
     assert_replicas_equal(demo)
     assert _statuses(_pass(demo))["dbo.Products"] == "unchanged"
+
+
+def test_a_pass_with_nothing_to_read_starts_no_spark(project: Project) -> None:
+    """The checks go through a JVM of the JDBC drivers alone: with a Spark that cannot start (no such
+    SPARK_HOME), a pass that finds nothing to read succeeds, and one that must land fails on Spark."""
+    with project.source() as conn:
+        conn.execute("create schema dbo")
+        conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
+        conn.execute("""insert into dbo."Items" select i, 'item', clock_timestamp() from generate_series(1, 50) as i""")
+    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
+    project.generate()
+    assert _statuses(_pass(project)) == {"dbo.Items": "landed"}
+
+    project.env["SPARK_HOME"] = "/nonexistent/spark"
+    assert _statuses(_pass(project)) == {"dbo.Items": "unchanged"}
+    with project.source() as conn:
+        conn.execute("""update dbo."Items" set "Name" = 'renamed', "ModifiedDate" = clock_timestamp() where "Id" = 7""")
+    refused = project.cli("--all", "--dbt", "build", "--json")
+    assert refused.returncode == 1, refused.stderr[-3000:]
+    assert _statuses(json.loads(refused.stdout)) == {"dbo.Items": "failed"}
+
+    del project.env["SPARK_HOME"]
+    assert _statuses(_pass(project)) == {"dbo.Items": "landed"}
+    assert_replicas_equal(project)

@@ -41,7 +41,7 @@ def source_position_check(current: RegistryEntry, value: str, name: str) -> None
     dialect = dialect_for(settings.source.dialect)
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log)
     try:
-        source = JdbcConnection(runtime.jvm, settings.source)
+        source = JdbcConnection(runtime.source_jvm, settings.source)
         try:
             modify_id = current.reader == "modify_id"
             rows = source.query(dialect.modify_id_query() if modify_id else dialect.clock_query())

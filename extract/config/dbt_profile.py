@@ -33,6 +33,11 @@ def _profiles_dir(project: Path, env: Mapping[str, str]) -> Path:
     )
 
 
+def profiles_file(project: Path, env: Mapping[str, str]) -> Path:
+    """The profiles.yml dbt, given `env`, reads for `project`."""
+    return _profiles_dir(project, env) / "profiles.yml"
+
+
 def profile_output(project: Path, env: Mapping[str, str]) -> tuple[str, str, dict[str, Any]] | None:
     """(profile name, target name, the target's rendered output) dbt would use for `project`, or None
     when the project or its profile cannot be found (dbt then says so itself)."""
@@ -43,7 +48,7 @@ def profile_output(project: Path, env: Mapping[str, str]) -> tuple[str, str, dic
         name = (yaml.safe_load(project_file.read_text()) or {}).get("profile")
     except yaml.YAMLError as exc:
         raise TidemarkError(f"{project_file}: cannot be read as YAML: {one_line(str(exc))}") from None
-    profiles = _profiles_dir(project, env) / "profiles.yml"
+    profiles = profiles_file(project, env)
     if not isinstance(name, str) or not profiles.is_file():
         return None
     from dbt.config.profile import Profile, read_profile

@@ -31,7 +31,7 @@ class RunContext:
         sizing = PartitionSizing(
             settings.partition_threshold, settings.max_partitions, settings.min_partition_rows, settings.partition_rows
         )
-        sources = SourcePool(lambda: runtime.jvm, settings.source)
+        sources = SourcePool(lambda: runtime.source_jvm, settings.source)
         return cls(settings, dialect_for(settings.source.dialect), runtime, sources, sizing)
 
     def close(self) -> None:

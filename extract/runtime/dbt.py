@@ -18,6 +18,7 @@ from typing import Any
 
 from extract.config.environment import dbt_profiles_dir
 from extract.core.errors import TidemarkError, first_line, one_line
+from extract.runtime import dbt_check_record
 
 
 def ignore_absent_seed_columns() -> None:
@@ -72,6 +73,7 @@ class InProcessDbt:
         project_dir: Path,
         parse_now: bool = True,
         preflight: Callable[[], None] | None = None,
+        fingerprint: Callable[[list[str]], str] | None = None,
     ) -> None:
         #: As given to --dbt, for messages.
         self.requested = args
@@ -97,17 +99,28 @@ class InProcessDbt:
         self._wanted = threading.Event()
         if parse_now:
             self._wanted.set()
+        #: What the check reads, hashed (runtime/dbt_check_record.py): when the last check that passed was
+        #: of the same, a pass need not wait for dbt's import before it starts (see `vouched`).
+        self._check_record = None if fingerprint is None else fingerprint(self.args)
+        self.vouched = self._check_record is not None and dbt_check_record.vouched(self._project, self._check_record)
         self._parsing = threading.Thread(target=self._start, name="tidemark-dbt-parse", daemon=True)
         self._parsing.start()
 
     def _start(self) -> None:
+        # dbt's import holds the interpreter lock for seconds: handed on more often meanwhile, the pass's
+        # own thread (many short calls to the JVM and the databases) does not wait 5 ms after each.
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(0.0005)
         try:
             if self._preflight is not None:
                 self._preflight()
             self._refusal = refusal(self.args)
+            if self._refusal is None and self._check_record is not None:
+                dbt_check_record.remember(self._project, self._check_record)
         except TidemarkError as exc:
             self._preflight_error = exc
         finally:
+            sys.setswitchinterval(interval)
             self._checked.set()
         self._wanted.wait()
         if self._refusal is None and self._preflight_error is None:

@@ -15,6 +15,7 @@ from pyspark.sql import SparkSession
 from extract.config.environment import spark_defaults
 from extract.core.errors import TidemarkError
 from extract.runtime import class_archive, landing_jar
+from extract.runtime.source_jvm import SourceJvm, under_spark_submit
 
 # Debian's libpostgresql-jdbc-java and libjtds-java; mssql-jdbc comes through TIDEMARK_JARS.
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/jtds.jar")
@@ -78,10 +79,11 @@ def _jvm_output(path: Path | None) -> Iterator[dict[str, Any]]:
 class SparkRuntime:
     """Spark's driver JVM, started when first needed; Spark's context and session inside it only when first used.
 
-    Reading the catalog, planning and landing a batch of one partition's size need the JVM (JDBC,
-    the landing classes) but no Spark job: such runs never pay for starting the scheduler. Input that
-    is wrong in the seeds or on the command line is refused before the JVM starts, in a fraction of
-    the time.
+    Reading the catalog and planning go through a JVM of the JDBC drivers alone (`source_jvm`), which
+    starts in a fraction of the driver's time: a pass with nothing to read starts no Spark. Landing a
+    batch of one partition's size needs the driver JVM (the landing classes) but no Spark job: such
+    runs never pay for starting the scheduler. Input that is wrong in the seeds or on the command line
+    is refused before any JVM starts, in a fraction of the time.
     """
 
     def __init__(
@@ -97,6 +99,7 @@ class SparkRuntime:
         self._jvm_log = None if verbose else jvm_log
         self._session: SparkSession | None = None
         self._lock = threading.RLock()
+        self._source = SourceJvm(jar_paths(extra_jars), self._jvm_log)
 
     def start(self) -> None:
         """Launch the driver JVM with the settings above (spark-submit's --conf), unless it runs."""
@@ -106,9 +109,25 @@ class SparkRuntime:
                     gateway = launch_gateway(self._conf, popen_kwargs=popen_kwargs)
                 SparkContext._ensure_initialized(gateway=gateway, conf=self._conf)
 
+    def start_source_in_background(self) -> None:
+        """Launch the JVM of the source's queries on a thread, for a command that will read the source: its
+        start-up overlaps the process' own. A failure is left to the first use, which reports it."""
+        if not self._spark_runs():
+            self._source.start_in_background()
+
+    @property
+    def source_jvm(self) -> Any:
+        """The JVM the source's own queries (clock, catalog, checks) go through: Spark's driver when it runs
+        already (spark-submit started it, or a landing did), else the JVM of the JDBC drivers alone."""
+        return self.jvm if self._spark_runs() else self._source.jvm
+
+    @staticmethod
+    def _spark_runs() -> bool:
+        return SparkContext._gateway is not None or under_spark_submit()
+
     def start_in_background(self) -> None:
-        """Launch the driver JVM on a thread, for a command that will read the source: its start-up (a
-        couple of seconds) overlaps the process' own. A failure is left to the first use, which reports it."""
+        """Launch the driver JVM on a thread, for a command that will land: its start-up (a couple of
+        seconds) overlaps the process' own. A failure is left to the first use, which reports it."""
 
         def run() -> None:
             try:
@@ -141,6 +160,7 @@ class SparkRuntime:
         """Stop Spark's session, if one started, and let the driver JVM exit without waiting for it. Once
         every table has landed the rest of a run (dbt's merge) needs neither, and the JVM's memory (a GB
         after a large load) is better left to the database doing the merge."""
+        self._source.stop()
         with self._lock:
             if self._session is not None:
                 self._session.stop()
