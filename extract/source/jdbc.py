@@ -1,4 +1,4 @@
-"""Small driver-side JDBC queries (clock, catalog) with bound parameters, in Spark's driver JVM."""
+"""Small JDBC queries (clock, catalog, checks) with bound parameters, in the JVM of the source's queries."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def java_properties(jvm: Any, url: DatabaseUrl) -> Any:
 
 
 class JdbcConnection:
-    """A plain JDBC connection on the Spark driver. Values come back as strings (or None)."""
+    """A plain JDBC connection in a JVM (runtime/source_jvm.py, or Spark's driver). Values come back as
+    strings (or None)."""
 
     def __init__(self, jvm: Any, url: DatabaseUrl) -> None:
         self._url = url
@@ -69,7 +70,11 @@ class JdbcConnection:
         self.close()
 
 
-def _java_message(exc: Exception) -> str:
+def _java_message(exc: BaseException) -> str:
+    # pyspark's handler of Java errors, once Spark has run in this process, fails on a JVM that is not
+    # Spark's (the source's JVM) with an AssertionError raised while handling the Java error: its context.
+    while isinstance(exc, AssertionError) and exc.__context__ is not None:
+        exc = exc.__context__
     text = str(exc)
     # py4j puts the Java exception's first line after "Py4JJavaError: ...: "
     for line in text.splitlines():
