@@ -79,3 +79,8 @@ def spark_defaults() -> None:
 def with_environment(variables: Mapping[str, str]) -> dict[str, str]:
     """This process's environment with `variables` over it: what a tool it starts would see."""
     return {**environment(), **variables}
+
+
+def under_spark_submit(env: Mapping[str, str] | None = None) -> bool:
+    """Whether spark-submit started this process (its driver JVM waits for it on a gateway port)."""
+    return "PYSPARK_GATEWAY_PORT" in environment(env)

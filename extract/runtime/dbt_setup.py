@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 from extract.config.dbt_profile import check_profile
 from extract.config.environment import hand_on
 from extract.config.lock_settings import dbt_lock_env
 from extract.config.seed_schema import check_seed_schema
+from extract.config.setting import environment
 from extract.config.settings import Settings, dbt_profile_env, dbt_state_env
 from extract.runtime.dbt import InProcessDbt
 from extract.runtime.dbt_check_record import fingerprint
@@ -36,5 +35,5 @@ def in_process_dbt(dbt_args: list[str] | None, settings: Settings, parse_now: bo
         parse_now,
         preflight=lambda: check_profile(settings.project_dir, settings.target),
         # A record of the last check that passed lets a pass with nothing to land skip dbt's import.
-        fingerprint=lambda args: fingerprint(args, settings.project_dir, settings.target, os.environ),
+        fingerprint=lambda args: fingerprint(args, settings.project_dir, settings.target, environment()),
     )

@@ -34,11 +34,6 @@ def py4j_jar() -> str:
     return str(found[-1]) if found else ""
 
 
-def under_spark_submit() -> bool:
-    """Whether spark-submit started this process (its driver JVM waits for it on a gateway port)."""
-    return "PYSPARK_GATEWAY_PORT" in os.environ
-
-
 class SourceJvm:
     """The JVM, started on first use (or in the background, `start_in_background`); `stop` lets it go."""
 

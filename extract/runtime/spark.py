@@ -12,10 +12,10 @@ from pyspark import SparkConf, SparkContext
 from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
-from extract.config.environment import spark_defaults
+from extract.config.environment import spark_defaults, under_spark_submit
 from extract.core.errors import TidemarkError
 from extract.runtime import class_archive, landing_jar
-from extract.runtime.source_jvm import SourceJvm, under_spark_submit
+from extract.runtime.source_jvm import SourceJvm
 
 # Debian's libpostgresql-jdbc-java and libjtds-java; mssql-jdbc comes through TIDEMARK_JARS.
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/jtds.jar")
