@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from subprocess import Popen
@@ -32,6 +32,18 @@ def py4j_jar() -> str:
     """py4j's gateway classes, as pyspark ships them (the same version as the Python side)."""
     found = sorted((Path(pyspark.__file__).parent / "jars").glob("py4j-*.jar"))
     return str(found[-1]) if found else ""
+
+
+def head_start(start: Callable[[], None], name: str) -> None:
+    """`start()` on a daemon thread, its failure ignored: the first real use starts again and reports it."""
+
+    def run() -> None:
+        try:
+            start()
+        except Exception:  # only a head start
+            return
+
+    threading.Thread(target=run, name=name, daemon=True).start()
 
 
 class SourceJvm:
@@ -70,14 +82,7 @@ class SourceJvm:
 
     def start_in_background(self) -> None:
         """Start it on a thread; a failure is left to the first use, which reports it."""
-
-        def run() -> None:
-            try:
-                self.start()
-            except Exception:  # only a head start
-                return
-
-        threading.Thread(target=run, name="tidemark-source-jvm-start", daemon=True).start()
+        head_start(self.start, "tidemark-source-jvm-start")
 
     @property
     def jvm(self) -> Any:

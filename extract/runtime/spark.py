@@ -15,7 +15,7 @@ from pyspark.sql import SparkSession
 from extract.config.environment import spark_defaults, under_spark_submit
 from extract.core.errors import TidemarkError
 from extract.runtime import class_archive, landing_jar
-from extract.runtime.source_jvm import SourceJvm
+from extract.runtime.source_jvm import SourceJvm, head_start
 
 # Debian's libpostgresql-jdbc-java and libjtds-java; mssql-jdbc comes through TIDEMARK_JARS.
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/jtds.jar")
@@ -128,14 +128,7 @@ class SparkRuntime:
     def start_in_background(self) -> None:
         """Launch the driver JVM on a thread, for a command that will land: its start-up (a couple of
         seconds) overlaps the process' own. A failure is left to the first use, which reports it."""
-
-        def run() -> None:
-            try:
-                self.start()
-            except Exception:  # only a head start
-                return
-
-        threading.Thread(target=run, name="tidemark-jvm-start", daemon=True).start()
+        head_start(self.start, "tidemark-jvm-start")
 
     @property
     def jvm(self) -> Any:
