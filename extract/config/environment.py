@@ -70,8 +70,10 @@ def hand_on(variables: Mapping[str, str]) -> None:
 
 
 def spark_defaults() -> None:
-    """Spark's own variables, where the user set none: it binds to loopback, and its workers run this Python."""
+    """Spark's own variables, where the user set none: it binds to loopback, its driver has a heap of 2 GB, and
+    its workers run this Python."""
     os.environ.setdefault(spec.SPARK_LOCAL_IP.name, spec.SPARK_LOCAL_IP.default or "127.0.0.1")
+    os.environ.setdefault(spec.SPARK_DRIVER_MEMORY.name, spec.SPARK_DRIVER_MEMORY.default or "2g")
     # Workers must use this interpreter, or they miss the packages of this environment.
     os.environ.setdefault(spec.PYSPARK_PYTHON.name, sys.executable)
 

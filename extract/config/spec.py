@@ -166,6 +166,10 @@ PG_PORT = Setting("TIDEMARK_PG_PORT", v.PORT, "54329", "the embedded PostgreSQL'
 # The tools tidemark runs.
 JAVA_HOME = Setting("JAVA_HOME", v.PATH, None, "the JDK Spark runs on, else java on PATH")
 SPARK_LOCAL_IP = Setting("SPARK_LOCAL_IP", v.TEXT, "127.0.0.1", "the address Spark binds", reader="spark")
+#: Spark's default heap (1g) is too small for a reconcile of dense differences on a large table.
+SPARK_DRIVER_MEMORY = Setting(
+    "SPARK_DRIVER_MEMORY", v.TEXT, "2g", "the heap of Spark's driver JVM when tidemark starts it", reader="spark"
+)
 PYSPARK_PYTHON = Setting(
     "PYSPARK_PYTHON", v.PATH, None, "the Python of Spark's workers, else the one tidemark runs on", reader="spark"
 )
@@ -204,6 +208,6 @@ SETTINGS: tuple[Setting[Any], ...] = (
     *(RECONCILE_FACTOR, RECONCILE_LEAF_ROWS, RECONCILE_DRIVER_ROWS, RECONCILE_MAX_DELETE_SHARE, RECONCILE_PAIRS_ROWS),
     *(LOCK_TIMEOUT, LOCK_ATTEMPTS, MERGE_TIMEOUT),
     *(METRICS_PORT, METRICS_HOST, CHECK_MAX_LAG, REPORT_ASSETS, HOME, PG_PORT),
-    *(JAVA_HOME, SPARK_LOCAL_IP, PYSPARK_PYTHON, DBT_PROFILES_DIR, DBT_TARGET),
+    *(JAVA_HOME, SPARK_LOCAL_IP, SPARK_DRIVER_MEMORY, PYSPARK_PYTHON, DBT_PROFILES_DIR, DBT_TARGET),
     *READ_BY_DBT,
 )

@@ -30,6 +30,10 @@ def jar_paths(extra: tuple[str, ...] = ()) -> list[str]:
     return [str(landing_jar.ensure_jar()), *(jar for jar in DEFAULT_JARS if Path(jar).exists()), *extra]
 
 
+#: The most of a query plan's text Spark keeps (its default has no limit).
+PLAN_TEXT_CHARS = 64 * 1024
+
+
 def spark_conf(
     master: str = "local[*]", extra_jars: tuple[str, ...] = (), java_options: str | None = None, verbose: bool = False
 ) -> SparkConf:
@@ -57,6 +61,10 @@ def spark_conf(
         .set("spark.ui.enabled", "false")
         .set("spark.ui.showConsoleProgress", "false")
         .set("spark.sql.shuffle.partitions", "4")
+        # A reconcile's queries list the ranges they read, up to a million numbers: Spark keeps each
+        # query's plan as text, and whole texts of that size filled the driver's heap.
+        .set("spark.sql.maxPlanStringLength", str(PLAN_TEXT_CHARS))
+        .set("spark.sql.ui.retainedExecutions", "20")
         .set("spark.sql.execution.arrow.pyspark.enabled", "true")
     )
 
