@@ -163,6 +163,7 @@ CASES = [
     Case("parallel transfers", ["--all"], "MAX_PARALLEL_TRANSFERS", env={"MAX_PARALLEL_TRANSFERS": "0"}),
     Case("read uncommitted", ["--all"], "'maybe'", env={"TIDEMARK_READ_UNCOMMITTED": "maybe"}),
     Case("spark master setting", ["--all"], "'nope'", env={"TIDEMARK_SPARK_MASTER": "nope"}),
+    Case("driver memory setting", ["--all"], "'lots'", env={"SPARK_DRIVER_MEMORY": "lots"}),
     Case("jar missing", ["--all"], "/nonexistent/driver.jar", env={"TIDEMARK_JARS": "/nonexistent/driver.jar"}),
     Case(
         "target port",

@@ -78,6 +78,7 @@ def test_the_state_retry_settings_default_and_parse() -> None:
         ("TIDEMARK_READ_UNCOMMITTED", "maybe", "must be 1/true/yes/on or 0/false/no/off"),
         ("TIDEMARK_SPARK_MASTER", "nope", "TIDEMARK_SPARK_MASTER 'nope' is not a Spark master URL"),
         ("TIDEMARK_TARGET_PORT", "abc", "TIDEMARK_TARGET_PORT must be a port number from 1 to 65535"),
+        ("SPARK_DRIVER_MEMORY", "lots", "SPARK_DRIVER_MEMORY must be a size as Java takes it, such as 2g or 512m"),
         ("TIDEMARK_MERGE_TIMEOUT", "8d", "TIDEMARK_MERGE_TIMEOUT must be from 0s to 7d"),
         ("DATE_UPDATED_FIELD", " , ", "DATE_UPDATED_FIELD is set to ' , ', which names no column"),
     ],

@@ -174,6 +174,7 @@ def load_settings(
     """The settings of a sync, a reconcile or a command that reads the source; the command line's options
     (--master, --safety-window, --partition-rows, --parallel) win over their variables."""
     env = environment(env)
+    spec.SPARK_DRIVER_MEMORY.value(env)  # Spark's launcher would refuse a bad size in a Java stack trace
     return Settings(
         source=source_from_env(env),
         target=target_from_env(env),

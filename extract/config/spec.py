@@ -168,7 +168,7 @@ JAVA_HOME = Setting("JAVA_HOME", v.PATH, None, "the JDK Spark runs on, else java
 SPARK_LOCAL_IP = Setting("SPARK_LOCAL_IP", v.TEXT, "127.0.0.1", "the address Spark binds", reader="spark")
 #: Spark's default heap (1g) is too small for a reconcile of dense differences on a large table.
 SPARK_DRIVER_MEMORY = Setting(
-    "SPARK_DRIVER_MEMORY", v.TEXT, "2g", "the heap of Spark's driver JVM when tidemark starts it", reader="spark"
+    "SPARK_DRIVER_MEMORY", v.MEMORY, "2g", "the heap of Spark's driver JVM when tidemark starts it", reader="spark"
 )
 PYSPARK_PYTHON = Setting(
     "PYSPARK_PYTHON", v.PATH, None, "the Python of Spark's workers, else the one tidemark runs on", reader="spark"

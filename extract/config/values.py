@@ -27,6 +27,7 @@ _MASTER = re.compile(
 #: Written unquoted, such a name means the same in tidemark's SQL, dbt's and a user's psql; Postgres keeps
 #: the pg_ prefix for its own schemas.
 _SCHEMA_NAME = re.compile(r"(?!pg_)[a-z_][a-z0-9_]*")
+_MEMORY = re.compile(r"[1-9][0-9]{0,8}[kmgt]?", re.IGNORECASE)
 _SHARE = re.compile(r"^(?P<number>\d{1,3}(?:\.\d{1,6})?)(?P<percent>%?)$")
 
 
@@ -122,7 +123,15 @@ def column_names(default: str) -> Parser[tuple[str, ...]]:
     return Parser("column names separated by commas", convert)
 
 
+def _memory(text: str, name: str) -> str:
+    if not _MEMORY.fullmatch(text.strip()):
+        _refuse(name, MEMORY_KIND, text)
+    return text.strip()
+
+
+MEMORY_KIND = "a size as Java takes it, such as 2g or 512m"
 TEXT = Parser("text", lambda text, name: text)
+MEMORY = Parser(MEMORY_KIND, _memory)
 PORT = whole_number(1, 65535, "a port number from 1 to 65535")
 FLAG = Parser("1/true/yes/on or 0/false/no/off", _flag)
 SPARK_MASTER = Parser(
