@@ -6,7 +6,7 @@ from __future__ import annotations
 from pyspark.sql import SparkSession
 
 from extract.config.urls import parse_url
-from extract.runtime.spark import PLAN_TEXT_CHARS
+from extract.runtime.spark import PLAN_TEXT_CHARS, SparkRuntime
 
 GIB = 1024**3
 
@@ -19,12 +19,14 @@ def test_the_driver_has_a_heap_of_two_gigabytes(spark: SparkSession) -> None:
 
 def test_a_query_of_megabytes_leaves_a_short_plan_text(spark: SparkSession, pg_admin_url: str) -> None:
     """Spark keeps each query's plan as text; a reconcile's level lists a million ranges (megabytes of
-    SQL), and the plans' whole texts filled the driver's heap."""
+    SQL), and the plans' whole texts filled the driver's heap. The session is the one a command gets,
+    whatever sessions this process ran before."""
+    session = SparkRuntime("local[2]").session
     listed = ",".join(str(n) for n in range(0, 3_000_000, 3))
     query = f"select n from generate_series(1, 10) as n where n = any(cast('{{{listed}}}' as bigint[]))"
     assert len(query) > 5_000_000
     url = parse_url(pg_admin_url)
-    frame = spark.read.jdbc(url.jdbc_url, f"({query}) as listed", properties=url.jdbc_properties())
+    frame = session.read.jdbc(url.jdbc_url, f"({query}) as listed", properties=url.jdbc_properties())
     assert sorted(row.n for row in frame.collect()) == [3, 6, 9]
     plan = frame._jdf.queryExecution().toString()
     assert len(plan) <= PLAN_TEXT_CHARS + 1000
