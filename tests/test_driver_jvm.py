@@ -3,10 +3,14 @@ queries list up to a million ranges of the hash space."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from pyspark.sql import SparkSession
 
 from extract.config.urls import parse_url
 from extract.runtime.spark import PLAN_TEXT_CHARS, SparkRuntime
+from tests.conftest import REPO
 
 GIB = 1024**3
 
@@ -33,3 +37,24 @@ def test_a_query_of_megabytes_leaves_a_short_plan_text(spark: SparkSession, pg_a
     listing = [plan for plan in plans if "generate_series" in plan]
     assert listing, "the query's plan is among those Spark kept"
     assert max(len(plan) for plan in listing) <= PLAN_TEXT_CHARS + 1000
+
+
+_FIRST_CALL = """
+import sys
+from extract.runtime.spark import SparkRuntime
+runtime = SparkRuntime("local[1]")
+properties = runtime.jvm.java.util.Properties()
+properties.setProperty("fetchsize", "1000")
+assert properties.getProperty("fetchsize") == "1000"
+print("pandas" in sys.modules)
+"""
+
+
+def test_passing_values_to_the_driver_imports_no_pandas() -> None:
+    """pyspark's converters of numpy values import pandas when first asked about an argument: seconds of a
+    small landing, which passes strings and numbers alone."""
+    found = subprocess.run(
+        [sys.executable, "-c", _FIRST_CALL], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
+    assert found.stdout.strip() == "False"

@@ -84,6 +84,15 @@ def _jvm_output(path: Path | None) -> Iterator[dict[str, Any]]:
         yield {"stdout": log, "stderr": log}
 
 
+def _without_numpy_conversion(gateway: Any) -> None:
+    """pyspark asks its converters of numpy values about every argument passed to the JVM, and they import
+    pyspark.testing, and with it pandas, at the first call: two to three seconds of a landing of a few
+    thousand rows. tidemark passes strings, numbers and Java objects; its client of the JVM goes without."""
+    client = gateway._gateway_client
+    converters = client.converters or []
+    client.converters = [c for c in converters if not type(c).__name__.startswith("Numpy")]
+
+
 class SparkRuntime:
     """Spark's driver JVM, started when first needed; Spark's context and session inside it only when first used.
 
@@ -115,6 +124,7 @@ class SparkRuntime:
             if SparkContext._gateway is None:
                 with _jvm_output(self._jvm_log) as popen_kwargs:
                     gateway = launch_gateway(self._conf, popen_kwargs=popen_kwargs)
+                _without_numpy_conversion(gateway)
                 SparkContext._ensure_initialized(gateway=gateway, conf=self._conf)
 
     def start_source_in_background(self) -> None:
