@@ -22,7 +22,6 @@ import psycopg
 
 from extract.core.errors import LogicalError, SourceError
 from extract.lifecycle.context import RunContext
-from extract.partitions.plan import source_filter
 from extract.planning.table_plan import TablePlan
 from extract.readers.read_start import read_segments
 from extract.source.watermarks import check_monotonic, read_watermark, usable_watermark
@@ -48,7 +47,10 @@ class Unchanged:
 class _Probe:
     plan: TablePlan
     watermark: str
-    condition: str
+    #: What the next run would read, one condition per segment of its read (the changed rows since the
+    #: watermark, the rows with a NULL cursor): asked one by one, each can use the cursor's index, where
+    #: their disjunction scanned the table until a row matched (0.75 s in 10,000,000 rows).
+    conditions: tuple[str, ...]
 
 
 def find_unchanged(
@@ -80,9 +82,9 @@ def _probes(context: RunContext, plans: list[TablePlan], committed: dict[str, st
     probes = []
     for plan in plans:
         watermark = usable_watermark(context.dialect, plan.cursor, committed[plan.names.table_key])
-        condition = source_filter(read_segments(context, plan, watermark)) if watermark else ""
-        if watermark and condition:
-            probes.append(_Probe(plan, watermark, condition))
+        conditions = tuple(s.base for s in read_segments(context, plan, watermark) if s.base) if watermark else ()
+        if watermark and conditions:
+            probes.append(_Probe(plan, watermark, conditions))
     return probes
 
 
@@ -114,11 +116,15 @@ def _without_rows(
     return [probe for empty in each(lambda chunk: _empty_in(context, chunk), chunks) for probe in empty]
 
 
+def _any_row(table_ref: str, conditions: tuple[str, ...]) -> str:
+    return " or ".join(f"exists (select 1 from {table_ref} where {condition})" for condition in conditions)
+
+
 def _empty_in(context: RunContext, chunk: list[_Probe]) -> list[_Probe]:
     """One query for the probes of `chunk`: those whose tables hold no row to read."""
     query = " union all ".join(
-        f"select {number} as probe, case when exists (select 1 from {context.table_ref(p.plan.table)}"
-        f" where {p.condition}) then 1 else 0 end as found"
+        f"select {number} as probe, case when {_any_row(context.table_ref(p.plan.table), p.conditions)}"
+        " then 1 else 0 end as found"
         for number, p in enumerate(chunk)
     )
     try:
