@@ -86,7 +86,7 @@ def _jvm_output(path: Path | None) -> Iterator[dict[str, Any]]:
 
 def _without_numpy_conversion(gateway: Any) -> None:
     """pyspark asks its converters of numpy values about every argument passed to the JVM, and they import
-    pyspark.testing, and with it pandas, at the first call: two to three seconds of a landing of a few
+    pyspark.testing, and with it pandas, at the first call: 3 to 4 s of a landing of a few
     thousand rows. tidemark passes strings, numbers and Java objects; its client of the JVM goes without."""
     client = gateway._gateway_client
     converters = client.converters or []
