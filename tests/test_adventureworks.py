@@ -29,7 +29,7 @@ def verify_all(project: Project) -> int:
 
 
 def test_adventureworks_replicates_exactly_through_random_changes(project: Project) -> None:
-    loaded = load_sample(ADVENTUREWORKS, project.settings.source, project.spark, TypeMap(project.root / "seeds"))
+    loaded = load_sample(ADVENTUREWORKS, project.settings.source, TypeMap(project.root / "seeds"))
     samples = [sample for sample, _ in loaded]
     assert len(loaded) == 68
     assert sum(rows for _, rows in loaded) == 244_068

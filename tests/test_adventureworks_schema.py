@@ -79,7 +79,7 @@ def _without(sample: SampleTable, column: str) -> SampleTable:
 def test_replicas_follow_rounds_of_schema_changes(project: Project) -> None:
     wanted = [s.table.qualified for s in read_sample(ADVENTUREWORKS) if s.table.schema in SCHEMAS]
     type_map = TypeMap(project.root / "seeds")
-    loaded = load_sample(ADVENTUREWORKS, project.settings.source, project.spark, type_map, wanted)
+    loaded = load_sample(ADVENTUREWORKS, project.settings.source, type_map, wanted)
     samples = [s for s, _ in loaded if not s.table.name.startswith("Transaction")]
     assert len(samples) == 29
     project.write_sync_tables(SEED, HEADER)

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from extract.config.environment import project_dir
-from extract.config.settings import source_from_env, spark_master_from_env
+from extract.config.settings import source_from_env
 from extract.devtools.sample import load_sample, sync_table_rows
-from extract.runtime.spark import get_spark
 from extract.source.target_types import TargetTypes
 from extract.source.typemap import TypeMap
 
@@ -23,12 +22,11 @@ def main(argv: Sequence[str]) -> int:
     load.add_argument("--write-seed", type=Path, metavar="CSV", help="also write a sync_tables.csv for the tables")
     args = parser.parse_args(argv)
     source = source_from_env()
-    spark = get_spark(spark_master_from_env())
     project = project_dir()
     # The stand-in source is PostgreSQL: the type map's target types are checked by it before any table is made.
     types = TargetTypes(source)
     try:
-        loaded = load_sample(args.dataset, source, spark, TypeMap(project / "seeds", types.problem), args.table)
+        loaded = load_sample(args.dataset, source, TypeMap(project / "seeds", types.problem), args.table)
     finally:
         types.close()
     for sample, rows in loaded:

@@ -160,10 +160,6 @@ def state_key_from_env(env: Mapping[str, str] | None = None) -> str | None:
     return spec.STATE_KEY.read(environment(env))
 
 
-def spark_master_from_env(env: Mapping[str, str] | None = None) -> str:
-    return spec.SPARK_MASTER.value(env)
-
-
 def load_settings(
     env: Mapping[str, str] | None = None,
     master: str | None = None,

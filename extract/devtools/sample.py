@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
+import pyarrow.parquet as pq
 from psycopg import sql
-from pyspark.sql import DataFrame, SparkSession
 
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import TidemarkError
-from extract.core.quoting import postgres_identifier
 from extract.source.catalog import SourceTable, column_from_type_text
 from extract.source.typemap import TypeMap
 
@@ -70,32 +69,28 @@ def create_table(conn: psycopg.Connection, sample: SampleTable, type_map: TypeMa
     conn.commit()
 
 
-def _time_as_text(path: Path) -> object:
-    """The Parquet file as an Arrow table; Spark has no TIME type, so times travel as text."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    arrow = pq.read_table(path)
-    for index, field in enumerate(arrow.schema):
-        if pa.types.is_time(field.type):
-            arrow = arrow.set_column(index, field.name, pc.cast(arrow[field.name], pa.string()))
-    return arrow
-
-
-def load_table(spark: SparkSession, sample: SampleTable, source: DatabaseUrl) -> int:
+def load_table(conn: psycopg.Connection, sample: SampleTable) -> int:
+    """The sample's rows into its table with COPY, each value as the Parquet file holds it (the server
+    parses it into the column's type, as it would parse what SQL Server sends)."""
     if sample.parquet is None:
         return 0
-    frame = spark.createDataFrame(_time_as_text(sample.parquet))
-    frame = frame.select(
-        *[frame[name].alias(col.name) for name, col in zip(sample.file_columns, sample.table.columns, strict=True)]
+    arrow = pq.read_table(sample.parquet, columns=list(sample.file_columns))
+    table = sample.table
+    copy_sql = sql.SQL("copy {}.{} ({}) from stdin").format(
+        sql.Identifier(table.schema),
+        sql.Identifier(table.name),
+        sql.SQL(", ").join(sql.Identifier(c.name) for c in table.columns),
     )
-    append_to_postgres(frame, source, sample.table.schema, sample.table.name)
+    with conn.cursor() as cur, cur.copy(copy_sql) as copy:
+        for batch in arrow.to_batches():
+            for row in zip(*(column.to_pylist() for column in batch.columns), strict=True):
+                copy.write_row(row)
+    conn.commit()
     return sample.row_count
 
 
 def load_sample(
-    dataset: Path, source: DatabaseUrl, spark: SparkSession, type_map: TypeMap, only: Iterable[str] = ()
+    dataset: Path, source: DatabaseUrl, type_map: TypeMap, only: Iterable[str] = ()
 ) -> list[tuple[SampleTable, int]]:
     if source.dialect != "postgres":
         raise TidemarkError(f"samples load into a PostgreSQL stand-in source, not {source.display}")
@@ -108,28 +103,10 @@ def load_sample(
     with psycopg.connect(source.libpq_url) as conn:
         for sample in samples:
             create_table(conn, sample, type_map)
-            loaded.append((sample, load_table(spark, sample, source)))
+            loaded.append((sample, load_table(conn, sample)))
     return loaded
 
 
 def sync_table_rows(samples: Iterable[SampleTable]) -> list[str]:
     """Rows for seeds/sync_tables.csv covering every table of the sample."""
     return [f"{s.table.schema},{s.table.name},,,true" for s in samples]
-
-
-def append_to_postgres(frame: DataFrame, target: DatabaseUrl, schema: str, table: str) -> None:
-    """Append a DataFrame to an existing Postgres table over JDBC."""
-    ref = f"{postgres_identifier(schema)}.{postgres_identifier(table)}"
-    writer = (
-        frame.write.format("jdbc")
-        .option("url", target.jdbc_url)
-        .option("dbtable", ref)
-        .option("batchsize", "10000")
-        .option("reWriteBatchedInserts", "true")
-        # Lets Postgres cast text into uuid, time, timestamptz and similar columns.
-        .option("stringtype", "unspecified")
-        .mode("append")
-    )
-    for key, value in target.jdbc_properties().items():
-        writer = writer.option(key, value)
-    writer.save()
