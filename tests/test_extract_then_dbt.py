@@ -99,3 +99,18 @@ def test_a_checked_setup_is_trusted_until_what_the_check_read_changes(demo: Proj
     assert unknown.returncode == 2 and "--no-such-option" in unknown.stderr, unknown.stderr[-2000:]
     assert demo.scalar("select max(event_id) from _migration.run_log") == events
     assert record.read_text() == trusted
+
+
+def test_a_run_in_a_project_whose_seeds_were_never_loaded_says_how_to_load_them(demo: Project) -> None:
+    # `dbt run` loads no seeds, and the state model reads them: its failure names the seeds and the fix.
+    first = demo.cli("--all", "--json", "--dbt", "run")
+    assert first.returncode == 5, first.stdout[-2000:] + first.stderr[-3000:]
+    hint = "the seeds sync_tables, type_map, host_aliases were never loaded into the target: `--dbt build` loads them"
+    reason = next(line for line in first.stderr.splitlines() if line.startswith("dbt run failed ("))
+    assert hint in reason, reason
+    assert hint in json.loads(first.stdout)["dbt"]["error"]
+    # The fix it gives works, and the landed runs merge with it.
+    fixed = demo.cli("--all", "--dbt", "build")
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    assert demo.scalar("select count(*) from _migration._migration_state where sync_status = 'success'") == 5
+    assert_replicas_equal(demo)
