@@ -19,7 +19,6 @@ from extract.readers.reconcile_repairs import reconcile_table
 from extract.reconcile.result import ReconcileOptions
 from extract.report import DbtReport, Outcome, PassReport, TableReport
 from extract.runtime.dbt import InProcessDbt
-from extract.state.seeds_loaded import unloaded_seeds_hint
 from extract.state.waiting import models_to_merge
 
 
@@ -64,10 +63,7 @@ class ReconcilePass:
         settings = self.planner.settings
         models = models_to_merge(settings.target, settings.state_schema, replicas, landed)
         if models:
-            ok = self.dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json, models=models)
-            if not ok:
-                self.dbt.failure = f"{self.dbt.failure}{unloaded_seeds_hint(settings.target, settings.state_schema)}"
-            runs.append(ok)
+            runs.append(self.dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json, models=models))
 
     def _reconcile(self, plan: TablePlan) -> TableReport:
         try:

@@ -37,7 +37,6 @@ from extract.reconcile_pass import ReconcilePass, ReconcileRequest
 from extract.report import DbtReport, Outcome, PassReport, TableReport
 from extract.runtime.dbt import InProcessDbt
 from extract.runtime.spark import SparkRuntime
-from extract.state.seeds_loaded import unloaded_seeds_hint
 from extract.state.waiting import models_to_merge
 from extract.sync_table import sync_table
 
@@ -208,8 +207,6 @@ class SyncPass:
             landed = [entry.table for entry in summary if entry.status == "landed"]
             models = models_to_merge(self.settings.target, self.settings.state_schema, replicas, landed)
             dbt_ok = dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json, models=models)
-            if not dbt_ok:
-                dbt.failure = f"{dbt.failure}{unloaded_seeds_hint(self.settings.target, self.settings.state_schema)}"
             dbt_report = DbtReport(dbt.ran_with or dbt.args, dbt_ok, dbt.failure, int(dbt.ran_with is not None))
         report = PassReport(summary, dict(self._catalog), dbt_report)
         failed = report.failed

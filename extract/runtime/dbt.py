@@ -74,6 +74,7 @@ class InProcessDbt:
         parse_now: bool = True,
         preflight: Callable[[], None] | None = None,
         fingerprint: Callable[[list[str]], str] | None = None,
+        failure_hint: Callable[[], str] | None = None,
     ) -> None:
         #: As given to --dbt, for messages.
         self.requested = args
@@ -90,6 +91,8 @@ class InProcessDbt:
         self.ran_with: list[str] | None = None
         #: Why dbt's own parser refuses the arguments (None: it takes them), set once dbt is imported.
         self._refusal: str | None = None
+        #: What the line of a failed run adds (empty: nothing), asked only once a run has failed.
+        self._failure_hint = failure_hint
         #: Checks of the project's dbt setup that import dbt too: run with dbt's import, their error kept.
         self._preflight = preflight
         self._preflight_error: TidemarkError | None = None
@@ -194,7 +197,8 @@ class InProcessDbt:
         ignore_absent_seed_columns()
         with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
             result = dbtRunner(manifest=self._manifest).invoke(args)
-        self.failure = None if result.success else failure_reason(result)
+        if not result.success:
+            self.failure = failure_reason(result) + (self._failure_hint() if self._failure_hint else "")
         return bool(result.success)
 
 

@@ -10,6 +10,7 @@ from extract.config.setting import environment
 from extract.config.settings import Settings, dbt_profile_env, dbt_state_env
 from extract.runtime.dbt import InProcessDbt
 from extract.runtime.dbt_check_record import fingerprint
+from extract.state.seeds_loaded import unloaded_seeds_hint
 
 
 def in_process_dbt(dbt_args: list[str] | None, settings: Settings, parse_now: bool = True) -> InProcessDbt | None:
@@ -36,4 +37,6 @@ def in_process_dbt(dbt_args: list[str] | None, settings: Settings, parse_now: bo
         preflight=lambda: check_profile(settings.project_dir, settings.target),
         # A record of the last check that passed lets a pass with nothing to land skip dbt's import.
         fingerprint=lambda args: fingerprint(args, settings.project_dir, settings.target, environment()),
+        # A run that loads no seeds fails on the state model in a project whose seeds were never loaded.
+        failure_hint=lambda: unloaded_seeds_hint(settings.target, settings.state_schema),
     )
