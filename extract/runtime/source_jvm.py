@@ -22,6 +22,7 @@ from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
 
 from extract.config.environment import java_home
 from extract.core.errors import TidemarkError
+from extract.runtime.class_archive import source_java_options
 
 #: What a JDBC query needs of the JVM: the session's time zone (timestamps come back as text in it),
 #: a small heap, and the quick compiler only (the queries are few).
@@ -49,9 +50,11 @@ def head_start(start: Callable[[], None], name: str) -> None:
 class SourceJvm:
     """The JVM, started on first use (or in the background, `start_in_background`); `stop` lets it go."""
 
-    def __init__(self, jars: list[str], log: Path | None = None) -> None:
+    def __init__(self, jars: list[str], log: Path | None = None, java_options: list[str] | None = None) -> None:
+        """`java_options` are added to the JVM's own; by default, those that map its class archive if there is one."""
         self._jars = jars
         self._log = log
+        self._java_options = source_java_options(self.classpath) if java_options is None else java_options
         self._gateway: JavaGateway | None = None
         self._process: Popen[bytes] | None = None
         self._lock = threading.Lock()
@@ -67,7 +70,7 @@ class SourceJvm:
                     port, token, self._process = launch_gateway(
                         jarpath=py4j_jar(),
                         classpath=os.pathsep.join(self._jars),
-                        javaopts=list(JAVA_OPTIONS),
+                        javaopts=[*JAVA_OPTIONS, *self._java_options],
                         die_on_exit=True,
                         redirect_stderr=output,
                         java_path=java,
@@ -80,6 +83,11 @@ class SourceJvm:
             # every argument once registered, import pandas (most of a second) on their first call.
             self._gateway = JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token))
 
+    @property
+    def classpath(self) -> list[str]:
+        """The JVM's class path: py4j's gateway, then the jars."""
+        return [py4j_jar(), *self._jars]
+
     def start_in_background(self) -> None:
         """Start it on a thread; a failure is left to the first use, which reports it."""
         head_start(self.start, "tidemark-source-jvm-start")
@@ -90,8 +98,8 @@ class SourceJvm:
         assert self._gateway is not None
         return self._gateway.jvm
 
-    def stop(self) -> None:
-        """Let the JVM exit, without waiting for it."""
+    def stop(self) -> Popen[bytes] | None:
+        """Let the JVM exit, without waiting for it; its process, for a caller that must."""
         with self._lock:
             gateway, process = self._gateway, self._process
             self._gateway = self._process = None
@@ -99,6 +107,7 @@ class SourceJvm:
             gateway.shutdown()
         if process is not None and process.stdin is not None:
             process.stdin.close()  # --die-on-broken-pipe: the JVM exits when its stdin closes
+        return process
 
 
 @contextmanager
