@@ -47,7 +47,7 @@ $(SPARK_ARCHIVE): $(STAMP) $(JDBC_JAR) $(JAVAC) $(LANDING_SOURCES)
 	$(BIN)/python -m extract spark-archive
 	@touch $@
 
-$(REPORT_ASSETS): extract/report_page/package.json extract/report_page/package-lock.json | $(NPM) $(STAMP)
+$(REPORT_ASSETS): extract/report_page/package.json extract/report_page/package-lock.json | $(NPM)
 	mkdir -p $(VENV)/report-assets
 	cp extract/report_page/package.json extract/report_page/package-lock.json $(VENV)/report-assets/
 	cd $(VENV)/report-assets && npm ci --no-audit --no-fund --loglevel=error
@@ -97,9 +97,11 @@ demo: install
 stop: install
 	$(BIN)/python -m extract server stop
 
-# The class archive is built beside ruff and mypy: each keeps one core busy for about 30 seconds.
-test: $(STAMP) $(JDBC_JAR) $(JAVAC) $(REPORT_ASSETS) $(CHROMIUM) $(PG15)
+# The Python packages install beside the report's (uv keeps one core busy), and the class archives are
+# written beside ruff and mypy: each keeps one core busy for about 30 seconds.
+test: $(JDBC_JAR) $(JAVAC) $(CHROMIUM) $(PG15)
 	mkdir -p $(XDG_RUNTIME_DIR)
+	$(MAKE) --no-print-directory -j2 $(STAMP) $(REPORT_ASSETS)
 	$(MAKE) --no-print-directory -j2 $(SPARK_ARCHIVE) checks
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
