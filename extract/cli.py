@@ -35,7 +35,7 @@ python -m extract (--table SCHEMA.TABLE ... | --all) [--parallel N] [--master UR
        python -m extract server ...   start/stop the embedded PostgreSQL
        python -m extract demo ...     demo data: setup, change
        python -m extract sample load  a sample database (schema.json + Parquet) into the stand-in source
-       python -m extract spark-archive  write the JVM class archive that halves Spark's start-up (make install)
+       python -m extract spark-archive  write the JVM class archives that speed up the JVMs' start (make install)
        python -m extract jars         the jars to give spark-submit (--jars, --driver-class-path)"""
 
 

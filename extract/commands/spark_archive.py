@@ -28,8 +28,9 @@ def main(argv: Sequence[str]) -> int:
     # The archives hold for one class path: the extract's, with TIDEMARK_JARS (e.g. mssql-jdbc) if set.
     extra = extra_jars()
     jars = jar_paths(extra)
-    _driver_archive(extra, archive_path(jars), args.force)
+    # The source's first: once Spark has run in a process, pyspark handles every JVM's errors as its own.
     _source_archive(jars, args.force)
+    _driver_archive(extra, archive_path(jars), args.force)
     return 0
 
 

@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from py4j.protocol import Py4JError
-
 from extract.runtime.source_jvm import SourceJvm
 
 #: A URL per driver on a local port where nothing listens: the attempt loads the connection's classes.
@@ -38,15 +36,17 @@ def _load_classes(jvm: Any, jars: list[str]) -> int:
     loaded = 0
     for jar in jars:
         for name in class_names(jar):
+            # A class whose optional dependency is not there fails, and is never used either. Once Spark
+            # has run in this process, pyspark's handler of Java errors raises its own errors for this JVM.
             try:
                 jvm.java.lang.Class.forName(name, False, loader)
                 loaded += 1
-            except Py4JError:  # a class whose optional dependency is not there: never used either
+            except Exception:
                 continue
     for url in UNREACHABLE_URLS:
         try:
             jvm.java.sql.DriverManager.getConnection(url, jvm.java.util.Properties())
-        except Py4JError:  # refused, or no such driver: what was loaded on the way is kept
+        except Exception:  # refused, or no such driver: what was loaded on the way is kept
             continue
     return loaded
 
