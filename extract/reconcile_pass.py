@@ -47,7 +47,8 @@ class ReconcilePass:
         dbt_runs: list[bool] = []
         replicas = {plan.config.key: plan.names for plan in plans}
         if self.dbt is not None:
-            self.dbt.check_arguments()
+            if not self.dbt.vouched:
+                self.dbt.check_arguments()
             self._dbt(replicas, [], dbt_runs)  # merge what waits, so that the replicas are compared merged
         workers = planner.settings.max_parallel_transfers
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:

@@ -5,9 +5,12 @@ table without a cursor, with rows of NULL cursor, or whose definition changed ru
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from typing import Any
 
-from tests.conftest import Project
+from tests.conftest import REPO, Project
 from tests.demo_fixture import demo
 from tests.replica_check import assert_replicas_equal
 
@@ -87,7 +90,9 @@ def test_a_table_with_nothing_to_read_lands_no_run_and_is_read_from_its_watermar
 
 def test_a_pass_with_nothing_to_read_starts_no_spark(project: Project) -> None:
     """The checks go through a JVM of the JDBC drivers alone: with a Spark that cannot start (no such
-    SPARK_HOME), a pass that finds nothing to read succeeds, and one that must land fails on Spark."""
+    SPARK_HOME), a pass that finds nothing to read succeeds, and one that must land fails on Spark. Nor
+    does it import pyspark or dbt, once a pass has checked dbt's setup: each takes a fresh process half a
+    second or more (that pass runs in a process of its own: a fork of the test worker has both imported)."""
     with project.source() as conn:
         conn.execute("create schema dbo")
         conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
@@ -97,7 +102,19 @@ def test_a_pass_with_nothing_to_read_starts_no_spark(project: Project) -> None:
     assert _statuses(_pass(project)) == {"dbo.Items": "landed"}
 
     project.env["SPARK_HOME"] = "/nonexistent/spark"
-    assert _statuses(_pass(project)) == {"dbo.Items": "unchanged"}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "extract", "--all", "--dbt", "build", "--json"],
+        cwd=REPO,
+        env={**os.environ, **project.env, "DBT_PROFILES_DIR": str(project.root)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _statuses(json.loads(done.stdout)) == {"dbo.Items": "unchanged"}
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "extract.sync_pass" in imported
+    assert sorted(name for name in imported if name.split(".")[0] in ("pyspark", "dbt")) == []
     with project.source() as conn:
         conn.execute("""update dbo."Items" set "Name" = 'renamed', "ModifiedDate" = clock_timestamp() where "Id" = 7""")
     refused = project.cli("--all", "--dbt", "build", "--json")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-from pyspark.sql import Column, DataFrame, SparkSession
+from typing import TYPE_CHECKING
 
 from extract.core.errors import TidemarkError
 from extract.source.typemap import MappedColumn
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 

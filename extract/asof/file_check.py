@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psycopg
 from psycopg import sql
-from pyspark.sql import DataFrame
 
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import EXIT_BAD_INPUT, KEY_PLACE, KeyValueRefused, TidemarkError
 from extract.core.quoting import ParameterSafeIdentifier
 from extract.landing.staging import column_defs, duplicate_key_sample, key_sample, rows_without_key
 from extract.planning.table_plan import TablePlan
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 _SCRATCH = "tidemark_snapshot_file"
 #: Where COPY met a value it refused: `COPY table, line N, column NAME: "VALUE"`.

@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import reduce
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import sql
 from py4j.protocol import Py4JJavaError
-from pyspark.sql import DataFrame
 
 from extract.config.urls import DatabaseUrl
 from extract.core.sql_contract import PARTITION_COLUMN, RUN_ID_COLUMN
@@ -24,6 +23,9 @@ from extract.source.dialects.partition_sql import order_aliases, range_filter, s
 from extract.source.jdbc import java_properties
 from extract.source.typemap import MappedColumn
 from extract.state.partition_log import mark_landed_jdbc, progress
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ class PartitionSource:
         by_name = {s.name: s for s in parts}
         frames = [self._segment_frame(by_name[name], partitions) for name, partitions in by_segment.items()]
         numbers = [p.number for partitions in by_segment.values() for p in partitions]
-        return reduce(DataFrame.unionAll, frames), numbers
+        return reduce(lambda united, frame: united.unionAll(frame), frames), numbers
 
     def relation(self, segment: Segment) -> str:
         """The segment's rows as a relation: its columns, then its order columns under their aliases."""

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from pyspark.sql import SparkSession
+from typing import TYPE_CHECKING
 
 from extract.config.settings import Settings
 from extract.landing.transfer import PartitionSource
@@ -15,6 +14,9 @@ from extract.source.dialects import Dialect, dialect_for
 from extract.source.jdbc import JdbcConnection
 from extract.source.pool import SourcePool
 from extract.source.typemap import MappedColumn
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psycopg
-from pyspark.sql import DataFrame
 
 from extract.asof.clear import clear_snapshots
 from extract.asof.file import read_snapshot_file
@@ -36,6 +36,9 @@ from extract.readers.read_start import read_segments
 from extract.readers.table_reader import TableReader
 from extract.state.contract import StreamState
 from extract.state.snapshot_log import FROM_SOURCE, SnapshotRecord
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from functools import reduce
 from itertools import pairwise
 
 from py4j.protocol import Py4JJavaError
-from pyspark.sql import DataFrame, functions
 
 from extract.core.errors import SourceError
 from extract.landing.java_errors import java_error_line
@@ -96,6 +95,8 @@ class SourceSide:
         so that the driver receives one row per range of the hash space, not one per key range too."""
         if len(queries) == 1:
             return self.context.source.rows(queries[0])
+        from pyspark.sql import functions  # Spark only for what is large: a pass that reads little never imports it
+
         url = self.context.settings.source
         session = self.context.spark
         try:
@@ -103,7 +104,7 @@ class SourceSide:
                 session.read.jdbc(url.jdbc_url, f"({q}) tidemark_reconcile", properties=url.jdbc_properties())
                 for q in queries
             ]
-            united = reduce(DataFrame.unionAll, frames)
+            united = reduce(lambda together, frame: together.unionAll(frame), frames)
             if by_node:
                 node, *figures = united.columns
                 united = united.groupBy(node).agg(*(functions.sum(name).alias(name) for name in figures))

@@ -13,9 +13,8 @@ import shutil
 import sys
 from pathlib import Path
 
-import pyspark
-
 from extract.config.environment import java_home
+from extract.runtime.pyspark_files import pyspark_version
 
 #: JVM messages (a stale archive is only a warning) go to stderr, never into stdout's --json.
 QUIET_JVM_LOG = "-Xlog:disable -Xlog:all=warning:stderr"
@@ -35,7 +34,7 @@ def _java_identity() -> str:
 
 def archive_path(jars: list[str]) -> Path:
     """Where the archive for this Java, this Spark and these jars lives (inside the Python environment)."""
-    key = hashlib.sha256("\n".join([_java_identity(), pyspark.__version__, *jars]).encode()).hexdigest()[:16]
+    key = hashlib.sha256("\n".join([_java_identity(), pyspark_version(), *jars]).encode()).hexdigest()[:16]
     return Path(sys.prefix) / "tidemark-spark" / f"classes-{key}.jsa"
 
 

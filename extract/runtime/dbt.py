@@ -106,10 +106,16 @@ class InProcessDbt:
         #: of the same, a pass need not wait for dbt's import before it starts (see `vouched`).
         self._check_record = None if fingerprint is None else fingerprint(self.args)
         self.vouched = self._check_record is not None and dbt_check_record.vouched(self._project, self._check_record)
+        # A check that a record vouches for is made once it is asked for or dbt is to run, if ever: a pass
+        # that finds nothing to merge then does not import dbt at all.
+        self._check_wanted = threading.Event()
+        if parse_now or not self.vouched:
+            self._check_wanted.set()
         self._parsing = threading.Thread(target=self._start, name="tidemark-dbt-parse", daemon=True)
         self._parsing.start()
 
     def _start(self) -> None:
+        self._check_wanted.wait()
         # dbt's import holds the interpreter lock for seconds: handed on more often meanwhile, the pass's
         # own thread (many short calls to the JVM and the databases) does not wait 5 ms after each.
         interval = sys.getswitchinterval()
@@ -131,6 +137,7 @@ class InProcessDbt:
 
     def prepare(self) -> None:
         """dbt will run: parse the project now, while the tables land."""
+        self._check_wanted.set()
         self._wanted.set()
 
     def chooses_nodes(self) -> bool:
@@ -153,6 +160,7 @@ class InProcessDbt:
     def check_arguments(self) -> None:
         """Refuse a dbt setup the preflight refuses, and arguments dbt's own command line would refuse
         (waits for dbt's import, not its parse)."""
+        self._check_wanted.set()
         self._checked.wait()
         if self._preflight_error is not None:
             raise self._preflight_error
@@ -183,8 +191,8 @@ class InProcessDbt:
             if not quiet:
                 print(f"dbt {' '.join(self.requested)}: no table has a run waiting for a merge", file=sys.stderr)
             return True
-        self.check_arguments()
         self.prepare()
+        self.check_arguments()
         self._parsing.join()
         from dbt.cli.main import dbtRunner
 

@@ -14,10 +14,9 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-import pyspark
-
 from extract.config.environment import java_home
 from extract.core.errors import TidemarkError
+from extract.runtime.pyspark_files import pyspark_dir, pyspark_version
 
 POSTGRES_JAR = "/usr/share/java/postgresql.jar"
 
@@ -40,7 +39,7 @@ def _sources() -> dict[str, bytes]:
 
 def jar_path() -> Path:
     """Where the jar for these sources and this Spark lives (inside the Python environment)."""
-    digest = hashlib.sha256(pyspark.__version__.encode())
+    digest = hashlib.sha256(pyspark_version().encode())
     for name, text in _sources().items():
         digest.update(name.encode())
         digest.update(text)
@@ -65,7 +64,7 @@ def ensure_jar() -> Path:
         return path
     if not Path(POSTGRES_JAR).exists():
         raise TidemarkError(f"{POSTGRES_JAR} is missing: apt-get install libpostgresql-jdbc-java")
-    spark_jars = Path(pyspark.__file__).parent / "jars"
+    spark_jars = pyspark_dir() / "jars"
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tidemark-javac-") as work:
         classes = Path(work) / "classes"

@@ -17,12 +17,12 @@ from pathlib import Path
 from subprocess import Popen
 from typing import Any, TextIO
 
-import pyspark
 from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
 
 from extract.config.environment import java_home
 from extract.core.errors import TidemarkError
 from extract.runtime.class_archive import source_java_options
+from extract.runtime.pyspark_files import pyspark_dir
 
 #: What a JDBC query needs of the JVM: the session's time zone (timestamps come back as text in it),
 #: a small heap, and the quick compiler only (the queries are few).
@@ -31,7 +31,7 @@ JAVA_OPTIONS = ("-Duser.timezone=UTC", "-XX:+UseSerialGC", "-XX:TieredStopAtLeve
 
 def py4j_jar() -> str:
     """py4j's gateway classes, as pyspark ships them (the same version as the Python side)."""
-    found = sorted((Path(pyspark.__file__).parent / "jars").glob("py4j-*.jar"))
+    found = sorted((pyspark_dir() / "jars").glob("py4j-*.jar"))
     return str(found[-1]) if found else ""
 
 

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-from pyspark import SparkConf, SparkContext
-from pyspark.java_gateway import launch_gateway
-from pyspark.sql import SparkSession
+from typing import TYPE_CHECKING, Any
 
 from extract.config.environment import spark_defaults, under_spark_submit
 from extract.core.errors import TidemarkError
 from extract.runtime import class_archive, landing_jar
 from extract.runtime.source_jvm import SourceJvm, head_start
+
+if TYPE_CHECKING:
+    from pyspark import SparkConf
+    from pyspark.sql import SparkSession
 
 # Debian's libpostgresql-jdbc-java and libjtds-java; mssql-jdbc comes through TIDEMARK_JARS.
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/jtds.jar")
@@ -39,6 +40,8 @@ def spark_conf(
 ) -> SparkConf:
     """The session's settings; `java_options` for the driver JVM default to using the class archive if there is one.
     Spark logs nothing, or its errors when `verbose`."""
+    from pyspark import SparkConf
+
     spark_defaults()
     jars = jar_paths(extra_jars)
     log_config = Path(__file__).with_name("log4j2.properties")
@@ -111,15 +114,27 @@ class SparkRuntime:
         verbose: bool = False,
         jvm_log: Path | None = None,
     ):
-        self._conf = spark_conf(master, extra_jars, java_options, verbose)
+        self._conf_arguments = (master, extra_jars, java_options, verbose)
+        self._conf_made: SparkConf | None = None
         self._log_level = "ERROR" if verbose else "OFF"
         self._jvm_log = None if verbose else jvm_log
         self._session: SparkSession | None = None
         self._lock = threading.RLock()
         self._source = SourceJvm(jar_paths(extra_jars), self._jvm_log)
 
+    @property
+    def _conf(self) -> SparkConf:
+        """Spark's settings, made when Spark is first needed: pyspark is imported then, not before."""
+        with self._lock:
+            if self._conf_made is None:
+                self._conf_made = spark_conf(*self._conf_arguments)
+            return self._conf_made
+
     def start(self) -> None:
         """Launch the driver JVM with the settings above (spark-submit's --conf), unless it runs."""
+        from pyspark import SparkContext
+        from pyspark.java_gateway import launch_gateway
+
         with self._lock:
             if SparkContext._gateway is None:
                 with _jvm_output(self._jvm_log) as popen_kwargs:
@@ -141,7 +156,13 @@ class SparkRuntime:
 
     @staticmethod
     def _spark_runs() -> bool:
-        return SparkContext._gateway is not None or under_spark_submit()
+        if under_spark_submit():
+            return True
+        if "pyspark" not in sys.modules:
+            return False  # never imported in this process, so never started: not imported to ask
+        from pyspark import SparkContext
+
+        return SparkContext._gateway is not None
 
     def start_in_background(self) -> None:
         """Launch the driver JVM on a thread, for a command that will land: its start-up (a couple of
@@ -150,16 +171,22 @@ class SparkRuntime:
 
     @property
     def jvm(self) -> Any:
+        from pyspark import SparkContext
+
         self.start()
         return SparkContext._jvm
 
     @property
     def gateway(self) -> Any:
+        from pyspark import SparkContext
+
         self.start()
         return SparkContext._gateway
 
     @property
     def session(self) -> SparkSession:
+        from pyspark.sql import SparkSession
+
         with self._lock:
             if self._session is None:
                 self.start()
@@ -176,6 +203,10 @@ class SparkRuntime:
             if self._session is not None:
                 self._session.stop()
                 self._session = None
+        if "pyspark" not in sys.modules:
+            return  # never imported: never started
+        from pyspark import SparkContext
+
         gateway = SparkContext._gateway
         if gateway is None:
             return
