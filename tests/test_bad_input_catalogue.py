@@ -98,7 +98,7 @@ CASES = [
     Case(
         "snapshot file with a bad value",
         [*CUSTOMERS, "--snapshot-date", "2026-01-01", "--snapshot-file", "{root}/drop/customers.csv"],
-        'row 2, column creditlimit: invalid input syntax for type numeric: "lots"',
+        '/drop/customers.csv\': row 2, column creditlimit: invalid input syntax for type numeric: "lots"',
         files={
             "drop/customers.csv": SNAPSHOT_HEADER
             + SNAPSHOT_ROW.format(1)
@@ -345,7 +345,7 @@ def synced(tmp_path_factory: pytest.TempPathFactory, pg_admin_url: str, spark: S
             )
         _roles(pg_admin_url, project.target_db)
         project.generate()
-        project.sync()
+        project.sync_replicas()
         project.close()
         yield project
 

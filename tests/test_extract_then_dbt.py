@@ -25,8 +25,7 @@ def test_dbt_after_landing_merges_every_table_and_keeps_stdout_for_json(demo: Pr
 
 
 def test_a_failed_dbt_exits_5_and_leaves_the_watermark(demo: Project) -> None:
-    first = demo.cli("--all", "--dbt", "build")
-    assert first.returncode == 0, first.stdout[-4000:]
+    demo.sync_replicas()
     before = committed_watermark(demo, "customers")
     assert before is not None
     replica = refuse_credit_limit_change(demo, 5)

@@ -27,7 +27,7 @@ def test_first_sync_replicates_every_table_exactly(demo: Project) -> None:
 
 
 def test_incremental_sync_counts_inserts_updates_and_unchanged(demo: Project) -> None:
-    demo.sync()
+    demo.sync_replicas()
     with demo.source() as conn:
         conn.execute(
             """insert into dbo."Customers" values
@@ -39,7 +39,7 @@ def test_incremental_sync_counts_inserts_updates_and_unchanged(demo: Project) ->
             """update dbo."Customers" set "Email" = 'new@example.com',
             "ModifiedDate" = clock_timestamp() at time zone 'UTC' where "CustomerID" in (1, 2, 3)"""
         )
-    demo.sync()
+    demo.sync_replicas()
     assert merge_counts(demo, "customers") == (2, 3, 0, 0)
     assert_replicas_equal(demo)
 

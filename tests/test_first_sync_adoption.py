@@ -93,7 +93,7 @@ def test_a_run_before_the_merge_moves_the_first_syncs_rows_into_staging(demo: Pr
     for config in demo.planner.enabled_tables():
         if config.key != "dbo.Customers":
             demo.extract(config.key)
-    demo.build()
+    demo.merge()
     assert merge_counts(demo, "customers") == (60, 0, 0, 0)
     merged = demo.scalar("select run_ids from _migration.merge_log where table_key like '%%.customers'")
     assert merged == [landed.run_id, again.run_id]
@@ -108,7 +108,7 @@ def merge_with_the_replica_referred_to(demo: Project, statement: str) -> None:
     before = oid(demo, replica)
     with demo.target() as conn:
         conn.execute(statement.format(replica=replica))
-    demo.build()
+    demo.merge()
     assert oid(demo, replica) == before
     assert merge_counts(demo, "customers") == (60, 0, 0, 0)
     assert_replicas_equal(demo)
@@ -120,7 +120,7 @@ def test_a_view_on_the_empty_replica_keeps_it_and_the_rows_are_copied(demo: Proj
     assert demo.scalar("select count(*) from public.customer_ids") == 60
     assert oid(demo, first) is None  # copied, then dropped
     assert shape(demo, staging)[0] == "u"
-    demo.sync()
+    demo.sync_replicas()
     assert_replicas_equal(demo)
 
 
@@ -149,7 +149,7 @@ def test_a_first_sync_that_fails_leaves_no_table_behind(demo: Project) -> None:
     assert demo.scalar("select status from _migration.run_log order by event_id desc limit 1") == "failed"
     assert oid(demo, first) is None
     assert demo.scalar(f"select count(*) from {staging}") == 0
-    demo.sync()
+    demo.sync_replicas()
     assert merge_counts(demo, "customers") == (60, 0, 0, 0)
     assert_replicas_equal(demo)
 
@@ -168,7 +168,7 @@ def test_a_view_on_staging_does_not_stop_the_landed_table_becoming_the_replica(d
     for config in demo.planner.enabled_tables():
         if config.key != "dbo.Customers":
             demo.extract(config.key)
-    demo.build()
+    demo.merge()
     assert oid(demo, replica) == landed
     assert demo.scalar("select count(*) from public.staged_customers") == 0
     assert merge_counts(demo, "customers") == (60, 0, 0, 0)

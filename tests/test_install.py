@@ -19,7 +19,10 @@ from tests.conftest import REPO, Project
 
 pytestmark = pytest.mark.slow
 
-NOT_SHIPPED = {".venv", ".venv-bench", ".tidemark", "build", "target", "logs", "tests", "bench", ".git"}
+NOT_SHIPPED = {
+    *(".venv", ".venv-bench", ".tidemark", "build", "target", "logs", "tests", "bench", ".git"),
+    *(".mypy_cache", ".ruff_cache", ".pytest_cache"),
+}
 
 
 def _installed(tmp: Path) -> Path:

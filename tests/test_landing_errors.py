@@ -1,15 +1,12 @@
 """A landing that fails says so in one line (table, partition, column, value, Postgres' words), the same
-line the run log keeps; the Java stack trace only with --verbose. A snapshot file is refused whole, before
-anything is written."""
+line the run log keeps; the Java stack trace only with --verbose. (A snapshot file with a bad value is
+refused whole, before anything is written: tests/test_bad_input_catalogue.py.)"""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from tests.conftest import Project
 from tests.demo_fixture import demo
 from tests.replica_check import assert_replicas_equal
-from tests.target_state import database_state
 
 __all__ = ["demo"]
 
@@ -48,24 +45,6 @@ def test_a_value_the_target_refuses_is_named_with_its_column(demo: Project) -> N
     verbose = demo.cli("--table", "dbo.Spots", "--verbose")
     assert verbose.returncode == 1
     assert "\tat tidemark.landing." in verbose.stderr  # the Java stack trace, asked for
-
-
-def test_a_snapshot_file_with_a_bad_value_is_refused_before_anything_is_written(demo: Project, tmp_path: Path) -> None:
-    demo.extract("dbo.Customers")
-    snapshot = tmp_path / "customers.csv"
-    snapshot.write_text(
-        "CustomerID,Name,Email,CountryCode,CreditLimit,IsActive,RowGuid,ModifiedDate\n"
-        "1,Ann,ann@example.com,AT,100,true,6f1e9b5e-54a8-4a4a-9c61-0c2b4f4a3f10,2026-01-01 00:00:00\n"
-        "2,Bob,bob@example.com,AT,abc,true,7f1e9b5e-54a8-4a4a-9c61-0c2b4f4a3f10,2026-01-01 00:00:00\n"
-    )
-    before = database_state(demo.target_url)
-    result = demo.cli("--table", "dbo.Customers", "--snapshot-date", "2026-01-01", "--snapshot-file", str(snapshot))
-    assert result.returncode == 2, result.stderr[-3000:]
-    line = next(line for line in result.stderr.splitlines() if line.startswith("error:"))
-    for needle in (str(snapshot), "row 2, column creditlimit", '"abc"', "invalid input syntax for type numeric"):
-        assert needle in line, f"{needle!r} not in {line!r}"
-    assert "Traceback" not in result.stderr
-    assert database_state(demo.target_url) == before
 
 
 def test_a_column_added_in_the_source_is_followed_and_said(demo: Project) -> None:

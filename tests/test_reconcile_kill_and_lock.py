@@ -95,7 +95,7 @@ def test_a_sync_and_a_reconcile_of_one_table_never_overlap(drifted: Project) -> 
     # Whatever ran, a merge, a sync and a reconcile leave the replica exact.
     drifted.merge()
     drifted.sync_replicas()
-    done = drifted.cli("reconcile", "--table", "dbo.Big", "--dbt", "build")
+    done = drifted.cli("reconcile", "--table", "dbo.Big", "--dbt", "run")
     assert done.returncode == 0, done.stderr[-3000:]
     assert_replicas_equal(drifted)
     _deleted_keys_are_gone_from_the_source(drifted)

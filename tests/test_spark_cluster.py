@@ -168,7 +168,7 @@ def test_the_spark_submit_recipe_runs_partitions_on_the_worker(
     assert done.returncode == 0, f"{script}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     assert cluster.executors_run() > before, "no executor ran on the worker"
     assert _landed_by_spark(project) == ("spark", 5)
-    project.build()
+    project.merge()
     schema = project.scalar("select table_schema from information_schema.tables where table_name = 'items'")
     assert project.scalar(f'select count(*) from "{schema}".items') == 30_000
 
