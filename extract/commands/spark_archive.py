@@ -12,7 +12,7 @@ from pathlib import Path
 from extract.config.environment import extra_jars
 from extract.runtime.class_archive import archive_path, source_archive_path
 from extract.runtime.source_class_archive import write_source_archive
-from extract.runtime.source_jvm import py4j_jar
+from extract.runtime.source_jvm import source_classpath
 from extract.runtime.spark import get_spark, jar_paths
 
 
@@ -68,7 +68,7 @@ def _driver_archive(extra: tuple[str, ...], path: Path, force: bool) -> None:
 
 
 def _source_archive(jars: list[str], force: bool) -> None:
-    path = source_archive_path([py4j_jar(), *jars])
+    path = source_archive_path(source_classpath(jars))
     if path.exists() and not force:
         print(f"class archive of the source's queries: {path} (exists)")
         return

@@ -32,10 +32,15 @@ def _java_identity() -> str:
     return f"{binary} {stat.st_size} {stat.st_mtime_ns}"
 
 
+def _archive_file(prefix: str, keyed_by: list[str]) -> Path:
+    """An archive's file inside the Python environment, named by what it holds for: this Java and `keyed_by`."""
+    key = hashlib.sha256("\n".join([_java_identity(), *keyed_by]).encode()).hexdigest()[:16]
+    return Path(sys.prefix) / "tidemark-spark" / f"{prefix}-{key}.jsa"
+
+
 def archive_path(jars: list[str]) -> Path:
-    """Where the archive for this Java, this Spark and these jars lives (inside the Python environment)."""
-    key = hashlib.sha256("\n".join([_java_identity(), pyspark_version(), *jars]).encode()).hexdigest()[:16]
-    return Path(sys.prefix) / "tidemark-spark" / f"classes-{key}.jsa"
+    """Where the driver's archive for this Java, this Spark and these jars lives."""
+    return _archive_file("classes", [pyspark_version(), *jars])
 
 
 def java_options(jars: list[str]) -> str:
@@ -46,8 +51,7 @@ def java_options(jars: list[str]) -> str:
 
 def source_archive_path(classpath: list[str]) -> Path:
     """Where the archive of the source's JVM for this Java and this class path lives."""
-    key = hashlib.sha256("\n".join([_java_identity(), *classpath]).encode()).hexdigest()[:16]
-    return Path(sys.prefix) / "tidemark-spark" / f"source-classes-{key}.jsa"
+    return _archive_file("source-classes", classpath)
 
 
 def source_java_options(classpath: list[str]) -> list[str]:

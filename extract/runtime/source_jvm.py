@@ -35,6 +35,11 @@ def py4j_jar() -> str:
     return str(found[-1]) if found else ""
 
 
+def source_classpath(jars: list[str]) -> list[str]:
+    """The class path of a JVM of the source's queries: py4j's gateway, then `jars`."""
+    return [py4j_jar(), *jars]
+
+
 def head_start(start: Callable[[], None], name: str) -> None:
     """`start()` on a daemon thread, its failure ignored: the first real use starts again and reports it."""
 
@@ -54,7 +59,7 @@ class SourceJvm:
         """`java_options` are added to the JVM's own; by default, those that map its class archive if there is one."""
         self._jars = jars
         self._log = log
-        self._java_options = source_java_options(self.classpath) if java_options is None else java_options
+        self._java_options = source_java_options(source_classpath(jars)) if java_options is None else java_options
         self._gateway: JavaGateway | None = None
         self._process: Popen[bytes] | None = None
         self._lock = threading.Lock()
@@ -82,11 +87,6 @@ class SourceJvm:
             # No automatic conversion: the queries pass strings alone, and pyspark's converters, asked about
             # every argument once registered, import pandas (most of a second) on their first call.
             self._gateway = JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token))
-
-    @property
-    def classpath(self) -> list[str]:
-        """The JVM's class path: py4j's gateway, then the jars."""
-        return [py4j_jar(), *self._jars]
 
     def start_in_background(self) -> None:
         """Start it on a thread; a failure is left to the first use, which reports it."""
