@@ -8,6 +8,7 @@ from extract.core.observer import Observer, silent
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import run_stream
 from extract.planning.table_plan import TablePlan
+from extract.readers.change_tracking import ChangeTrackingReader
 from extract.readers.changed_rows import ChangedRowsReader
 
 
@@ -30,7 +31,8 @@ class RunResult:
 def sync_table(context: RunContext, plan: TablePlan, observer: Observer = silent, refresh: bool = False) -> RunResult:
     """Land the table's changed rows; with `refresh`, every row, to replace the replica
     (extract/evolution/full_refresh.py)."""
-    reader = ChangedRowsReader(context, plan, observer, refresh)
+    reads = ChangedRowsReader if plan.tracked_since is None else ChangeTrackingReader
+    reader = reads(context, plan, observer, refresh)
     record = run_stream(context, reader, observer)
     return RunResult(
         table=plan.config.key,

@@ -13,6 +13,8 @@ from extract.core.errors import TidemarkError
 NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "primary_key", "record_id", "unique_keys"})
 #: on_schema_change's policies, the default first (extract/evolution/apply.py applies them).
 POLICIES = ("evolve", "append_new_columns", "fail")
+#: How a table's changes are found, automatic first (extract/planning/reader_choice.py decides).
+READERS = ("auto", "change_tracking", "rowversion", "clock", "full")
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
@@ -33,6 +35,8 @@ class SyncTable:
     unique_keys: tuple[tuple[str, ...], ...] = ()
     #: How the replica follows a change of the source's schema (extract/evolution/apply.py).
     on_schema_change: str = "evolve"
+    #: How its changes are found: one of READERS.
+    reader: str = "auto"
 
     @property
     def key(self) -> str:
@@ -108,7 +112,16 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     rows = read_csv(
         path,
         {"source_schema", "source_table"},
-        {"cursor_column", "primary_key", "enabled", "asof_history", "record_id", "unique_keys", "on_schema_change"},
+        {
+            "cursor_column",
+            "primary_key",
+            "enabled",
+            "asof_history",
+            "record_id",
+            "unique_keys",
+            "on_schema_change",
+            "reader",
+        },
         exact=NAME_COLUMNS,
     )
     tables = []
@@ -128,6 +141,7 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
             record_id=row.get("record_id") or None,
             unique_keys=unique,
             on_schema_change=_choice(path, number, "on_schema_change", row.get("on_schema_change", ""), POLICIES),
+            reader=_choice(path, number, "reader", row.get("reader", ""), READERS),
         )
         if (table.source_schema, table.source_table) in seen:
             raise TidemarkError(f"{path} line {number}: {table.key} is listed twice")

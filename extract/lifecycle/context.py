@@ -54,10 +54,14 @@ class RunContext:
         hint = self.dialect.table_hint(self.settings.read_uncommitted)
         return self.dialect.table_ref(table.schema, table.name) + hint
 
-    def partition_source(self, table: SourceTable, columns: list[MappedColumn]) -> PartitionSource:
-        """How the table's columns are read, in the source's dialect."""
+    def partition_source(
+        self, table: SourceTable, columns: list[MappedColumn], relation: str | None = None
+    ) -> PartitionSource:
+        """How the table's columns are read, in the source's dialect: from the table, or from `relation`,
+        which has the table's columns (its changed rows)."""
         select_list = ", ".join(self.dialect.select_expression(c.source, c.transfer, c.target_type) for c in columns)
-        return PartitionSource(self.runtime, self.dialect, self.settings.source, self.table_ref(table), select_list)
+        source = self.settings.source
+        return PartitionSource(self.runtime, self.dialect, source, relation or self.table_ref(table), select_list)
 
     def fits_driver(self, rows: int) -> bool:
         """Whether a run of `rows` rows is small enough to land from the driver, without a Spark job: at most

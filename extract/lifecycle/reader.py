@@ -25,6 +25,7 @@ R = TypeVar("R", RunRecord, SnapshotRecord)
 class ReaderKind(StrEnum):
     CLOCK_WATERMARK = "clock_watermark"
     MODIFY_ID = "modify_id"
+    CHANGE_TRACKING = "change_tracking"
     FULL_REFRESH = "full_refresh"
     ASOF_SNAPSHOT = "asof_snapshot"
     RECONCILE_REPAIRS = "reconcile_repairs"

@@ -4,6 +4,7 @@ the type map, the target's names."""
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -16,11 +17,13 @@ from extract.config.seeds import SyncTable, read_host_aliases, read_sync_tables
 from extract.config.settings import Settings
 from extract.core.errors import TidemarkError
 from extract.lifecycle.context import RunContext
+from extract.planning.reader_choice import choose_reader
 from extract.planning.table_plan import TablePlan
 from extract.planning.unique_at_source import check_unique_at_source
 from extract.runtime.spark import SparkRuntime
 from extract.source.catalog import SourceTable
-from extract.source.describe import choose_cursor, configured_table, describe_table
+from extract.source.change_tracking import Tracked, tracked_tables
+from extract.source.describe import configured_table, describe_table
 from extract.source.target_types import TargetTypes
 from extract.source.typemap import TypeMap
 
@@ -46,6 +49,8 @@ class Planner:
         self.unmatched_patterns: list[str] = []
         self._configured = configured
         self._tables: list[SyncTable] | None = None
+        self._tracked: Tracked | None = None
+        self._tracked_lock = threading.Lock()
 
     @property
     def tables(self) -> list[SyncTable]:
@@ -176,14 +181,23 @@ class Planner:
         )
         columns = self.type_map.map_table(self.context.dialect.name, table)
         check_column_names(config.key, [c.target_name for c in columns])
+        reader = choose_reader(config, table, self.tracked(), self.settings.cursor_candidates, self.context.dialect)
         return TablePlan(
             config=config,
             table=table,
             columns=columns,
-            cursor=choose_cursor(table, config, self.settings.cursor_candidates, self.context.dialect),
+            cursor=reader.cursor,
             names=target_names(self.settings.source, self.aliases, table.schema, table.name),
             state=self.settings.state_schema,
+            tracked_since=reader.tracked_since,
         )
+
+    def tracked(self) -> Tracked:
+        """The tables whose changes the source records (Change Tracking), read once a pass for all."""
+        with self._tracked_lock:
+            if self._tracked is None:
+                self._tracked = tracked_tables(self.context.source, self.context.dialect)
+            return self._tracked
 
     def check_unique_values(self, plan: TablePlan) -> None:
         """The seed's record_id and unique_keys the replica does not carry yet hold at the source."""

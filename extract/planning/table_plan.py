@@ -22,18 +22,22 @@ class TablePlan:
     names: TargetNames
     #: The target's schema for tidemark's state, where the table's runs are logged.
     state: StateSchema
+    #: Read by Change Tracking: the table's minimum valid version when the pass began (else None).
+    tracked_since: int | None = None
 
     @property
     def fingerprint(self) -> str:
         """What the replica is built to: every planned column as the source has it and as it lands, the key,
         the cursor and the seed's settings. A run records it; a table whose plan changed since its latest
         run is run again, never only checked for changes (extract/readers/unchanged.py)."""
-        shape = (
+        shape: tuple[object, ...] = (
             [[astuple(c.source), c.target_name, c.target_type, c.transfer] for c in self.columns],
             self.key_columns,
             self.cursor and self.cursor.name,
             astuple(self.config),
         )
+        if self.tracked_since is not None:
+            shape += ("change tracking",)
         return hashlib.sha256(json.dumps(shape, default=str).encode()).hexdigest()
 
     @property

@@ -65,11 +65,13 @@ class ChangedRowsReader(RunLogReader):
         backfill = backfill_due(conn, self.state, self.table_key)
         if backfill is not None:
             self.observer(Note(self.table, f"every row read to fill {backfill}"))
-        committed = None if state is None else state.cursor_value
-        self._decided = (
-            None if self.refresh or backfill else usable_watermark(self.context.dialect, self.plan.cursor, committed),
-        )
+        self._decided = (None if self.refresh or backfill else self._committed_position(state),)
         return self._decided[0]
+
+    def _committed_position(self, state: StreamState | None) -> str | None:
+        """Where the input state says to read from, if this reader can (else every row is read)."""
+        committed = None if state is None else state.cursor_value
+        return usable_watermark(self.context.dialect, self.plan.cursor, committed)
 
     def resume(self, conn: psycopg.Connection, killed: RunRecord, input_state: StreamState | None) -> RunRecord | None:
         # The same input and the same landing, so the same partitions: only then do the landed ones still
@@ -83,10 +85,23 @@ class ChangedRowsReader(RunLogReader):
         killed.error_message = None  # a retry's note belongs to the attempt that was killed
         return killed
 
+    def _segments(self, watermark_used: str | None) -> list[Segment]:
+        """What a run from `watermark_used` reads, as segments of `_relation`'s rows in their order."""
+        return read_segments(self.context, self.plan, watermark_used)
+
+    def _relation(self, watermark_used: str | None) -> str:
+        """What the segments' rows are read from."""
+        return self.context.table_ref(self.plan.table)
+
+    def _read_position(self, record: RunRecord) -> None:
+        """The output state's position, read before the data query: a row committed later is read next time."""
+        context, plan = self.context, self.plan
+        record.watermark_candidate = read_watermark(context.source, context.dialect, plan.cursor)
+        check_monotonic(plan.config.key, record.watermark_used, record.watermark_candidate)
+
     def new_run(self, conn: psycopg.Connection, run_id: int, input_state: StreamState | None) -> RunRecord:
-        plan = self.plan
         watermark_used = self._watermark_used(conn, input_state)
-        parts = read_segments(self.context, plan, watermark_used)
+        parts = self._segments(watermark_used)
         migration_type = "incremental" if watermark_used else "full"
         record = self.run_record(run_id, migration_type, watermark_used, source_filter(parts))
         record.replaces_replica = self.refresh
@@ -97,10 +112,8 @@ class ChangedRowsReader(RunLogReader):
 
     def _plan_partitions(self, run: ActiveRun[RunRecord], parts: list[Segment]) -> None:
         """Read the clock, then cut the batch into partitions; both are recorded before any row is read."""
-        context, plan, record = self.context, self.plan, run.record
-        # The watermark is read before the data query: a row committed later is read next time.
-        record.watermark_candidate = read_watermark(context.source, context.dialect, plan.cursor)
-        check_monotonic(plan.config.key, record.watermark_used, record.watermark_candidate)
+        context, record = self.context, run.record
+        self._read_position(record)
         self.observer(ClockRead(self.table, record))
         session_started = False
 
@@ -110,15 +123,14 @@ class ChangedRowsReader(RunLogReader):
                 session_started = True
                 context.runtime.start_session()  # meanwhile the source finds the cut points
 
-        partitions, rows = plan_partitions(
-            context.source, context.dialect, context.table_ref(plan.table), parts, context.sizing, counted
-        )
+        relation = self._relation(record.watermark_used)
+        partitions, rows = plan_partitions(context.source, context.dialect, relation, parts, context.sizing, counted)
         record.landed_by = "driver" if context.fits_driver(rows) else "spark"
         run.plan(partitions, rows)
 
     def read(self, run: ActiveRun[RunRecord]) -> None:
         plan, record = self.plan, run.record
-        parts = read_segments(self.context, plan, record.watermark_used)
+        parts = self._segments(record.watermark_used)
         if not run.resumed:
             self._plan_partitions(run, parts)
         partitions, landed = run.load_plan()
@@ -132,7 +144,7 @@ class ChangedRowsReader(RunLogReader):
         )
         landing = (plan.names.schema, plan.names.first_sync_table if first_sync else plan.names.staging_table)
         lands = land_in_driver if record.landed_by == "driver" else land_partitions
-        source = self.context.partition_source(plan.table, plan.columns)
+        source = self.context.partition_source(plan.table, plan.columns, self._relation(record.watermark_used))
         settings = self.context.settings
         target = RunTarget(settings.target, settings.state_schema, record.run_id)
 

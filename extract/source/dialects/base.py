@@ -120,6 +120,10 @@ class Dialect(ABC):
     def position_text(self, column: SourceColumn, qualifier: str = "") -> str:
         """`column` as text that casts back to exactly the same value (a partition boundary)."""
 
+    def key_text(self, column: SourceColumn, qualifier: str = "") -> str:
+        """Key `column` as text its replica column casts back exactly (a tombstone the source names)."""
+        return self.position_text(column, qualifier)
+
     @abstractmethod
     def position_type(self, column: SourceColumn) -> str:
         """The type a position text is cast back to."""
@@ -181,6 +185,25 @@ class Dialect(ABC):
     def modify_id_literal(self, value: int, column: SourceColumn) -> str:
         """A literal comparable with modify-id column `column` (from a number the source gave)."""
         raise NotImplementedError(f"{self.name} has no modify-id columns")
+
+    def change_tracking_installed_query(self) -> str | None:
+        """SQL returning '1' when the source can track changes at all, '0' when not; None when it always can."""
+        return None
+
+    def change_tracking_query(self) -> str:
+        """SQL returning (schema, table, minimum valid version as text) of every table Change Tracking
+        records the changes of (sys.change_tracking_tables): one query for every table of a pass."""
+        raise NotImplementedError(f"{self.name} has no Change Tracking")
+
+    def change_tracking_version_query(self) -> str:
+        """One row, one column: CHANGE_TRACKING_CURRENT_VERSION() as text; no transaction in flight can
+        commit a change at or below it."""
+        raise NotImplementedError(f"{self.name} has no Change Tracking")
+
+    def changes_relation(self, schema: str, table: str, since: int) -> str:
+        """CHANGETABLE(CHANGES schema.table, since) AS ct: each key changed after version `since` once, its
+        key columns under their own names. `since` is a number the source gave, never user text."""
+        raise NotImplementedError(f"{self.name} has no Change Tracking")
 
     def cursor_literal(self, bound: datetime | int, column: SourceColumn) -> str:
         """Where the changed-rows filter starts, as a literal comparable with the cursor `column`."""

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from extract.core.quoting import postgres_identifier
+from extract.core.quoting import postgres_identifier, sql_string
 from extract.source.catalog import SourceColumn
 from extract.source.dialects import postgres_canonical as canonical
 from extract.source.dialects import postgres_catalog as catalog_sql
@@ -16,6 +16,8 @@ from extract.source.dialects.base import Dialect, EpochUnit
 _TYPE = re.compile(
     r"^(?P<head>[a-z0-9_ \"]+?)(?:\((?P<args>[0-9, ]+)\))?(?P<tail> with(?:out)? time zone)?(?P<array>\[\])?$"
 )
+#: The schema of the stand-in's Change Tracking (extract/devtools/change_tracking.py).
+TRACKING = "tidemark_change_tracking"
 _LENGTH_TYPES = frozenset({"character varying", "character", "bit", "bit varying"})
 
 
@@ -35,6 +37,25 @@ class PostgresDialect(Dialect):
 
     def modify_id_literal(self, value: int, column: SourceColumn) -> str:
         return f"cast({int(value)} as bigint)"
+
+    def change_tracking_installed_query(self) -> str | None:
+        return f"select case when to_regnamespace({sql_string(TRACKING)}) is null then '0' else '1' end"
+
+    def change_tracking_query(self) -> str:
+        return f"select schema_name, table_name, cast(min_valid_version as text) from {TRACKING}.tables"
+
+    def change_tracking_version_query(self) -> str:
+        return f"select cast({TRACKING}.current_version() as text) as current_version"
+
+    def changes_relation(self, schema: str, table: str, since: int) -> str:
+        # The stand-in's CHANGETABLE gives each key as jsonb: typed again as the table's row, whose
+        # other columns stay NULL (extract/devtools/change_tracking.py).
+        changes = f"{TRACKING}.changetable_changes({sql_string(schema)}, {sql_string(table)}, {int(since)})"
+        row_type = f"cast(null as {self.table_ref(schema, table)})"
+        return (
+            f"(select changed_key.*, c.sys_change_operation from {changes} as c"
+            f" cross join lateral jsonb_populate_record({row_type}, c.sys_change_key) as changed_key) as ct"
+        )
 
     def clock_query(self) -> str:
         return "select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') as now_utc"

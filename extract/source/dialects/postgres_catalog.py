@@ -35,7 +35,8 @@ COLUMNS_CHANGED_SINCE = _COLUMNS.format(
 TABLES = """\
 select table_schema, table_name
 from information_schema.tables
-where table_schema not in ('pg_catalog', 'information_schema', 'tidemark_catalog') and table_type = 'BASE TABLE'
+where table_schema not in ('pg_catalog', 'information_schema', 'tidemark_catalog', 'tidemark_change_tracking')
+    and table_type = 'BASE TABLE'
 order by table_schema, table_name"""
 
 #: Every table and view with the time its definition last changed.

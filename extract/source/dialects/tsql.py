@@ -36,6 +36,20 @@ class TsqlDialect(Dialect):
     def modify_id_literal(self, value: int, column: SourceColumn) -> str:
         return f"0x{value:016X}"
 
+    def change_tracking_query(self) -> str:
+        return (
+            "select s.name, t.name, convert(varchar(20), tracked.min_valid_version)"
+            " from sys.change_tracking_tables as tracked"
+            " inner join sys.tables as t on t.object_id = tracked.object_id"
+            " inner join sys.schemas as s on s.schema_id = t.schema_id"
+        )
+
+    def change_tracking_version_query(self) -> str:
+        return "select convert(varchar(20), change_tracking_current_version()) as current_version"
+
+    def changes_relation(self, schema: str, table: str, since: int) -> str:
+        return f"changetable(changes {self.table_ref(schema, table)}, {int(since)}) as ct"
+
     def clock_query(self) -> str:
         # Style 121 keeps all seven fractional digits of datetime2(7).
         return "select convert(varchar(27), sysutcdatetime(), 121) as now_utc"
@@ -172,6 +186,12 @@ class TsqlDialect(Dialect):
         if column.base_type in {"float", "real"}:
             return f"convert(varchar(30), {quoted}, 3)"
         return f"convert(nvarchar(4000), {quoted})"
+
+    def key_text(self, column: SourceColumn, qualifier: str = "") -> str:
+        if column.base_type in {"binary", "varbinary"}:
+            # bytea's hex input is a backslash, 'x' and the digits; style 1 writes '0x' instead.
+            return f"concat('\\x', convert(varchar(max), {qualifier}{self.quote(column.name)}, 2))"
+        return self.position_text(column, qualifier)
 
     def position_type(self, column: SourceColumn) -> str:
         return column.type_text

@@ -1,0 +1,126 @@
+"""Change Tracking as a reader (emulated in the stand-in, extract/devtools/change_tracking.py): chosen for a
+tracked table; a sync alone brings deletes, updates that leave every date alone, key changes and swaps;
+a transaction that began before another and commits after it is not lost; an expired version fails
+its table alone; a table whose tracking was switched off is named."""
+
+from __future__ import annotations
+
+import json
+
+import psycopg
+import pytest
+
+from extract.devtools.change_tracking import (
+    clean_up,
+    disable_change_tracking,
+    enable_change_tracking,
+    install_change_tracking,
+)
+from tests.conftest import Project
+from tests.replica_check import assert_replicas_equal
+
+ROWS = 30
+
+
+@pytest.fixture
+def tracked(project: Project) -> Project:
+    with project.source() as conn:
+        install_change_tracking(conn)
+        conn.execute("create schema dbo")
+        conn.execute(
+            """create table dbo."Orders" ("Id" integer primary key, "Status" text, "ModifiedDate" timestamp(3))"""
+        )
+        conn.execute(
+            """create table dbo."Lines" ("OrderId" integer, "LineNo" smallint, "Qty" integer,
+               primary key ("OrderId", "LineNo"))"""
+        )
+        conn.execute(
+            """insert into dbo."Orders" select i, 'open', timestamp '2026-01-01' from generate_series(1, %s) as i""",
+            (ROWS,),
+        )
+        conn.execute("""insert into dbo."Lines" select i % 10, i / 10, i from generate_series(1, 40) as i""")
+        for table in ("Orders", "Lines"):
+            enable_change_tracking(conn, "dbo", table)
+    project.write_sync_tables(["dbo,Orders,,,true", "dbo,Lines,,,true"])
+    project.generate()
+    project.sync_replicas()
+    return project
+
+
+def _state(project: Project, table: str) -> tuple[str, str]:
+    with project.target() as conn:
+        row = conn.execute(
+            "select reader, cursor_value from _migration.stream_state where table_key like %s", (f"%{table.lower()}",)
+        ).fetchone()
+    assert row is not None
+    return str(row[0]), str(row[1])
+
+
+def test_a_tracked_table_is_read_by_change_tracking_from_the_version_read_first(tracked: Project) -> None:
+    reader, version = _state(tracked, "Orders")
+    assert reader == "change_tracking" and version.startswith("ct:")
+    plan = tracked.planner.plan(tracked.planner.find("dbo.Orders"))
+    assert plan.cursor is None and plan.tracked_since is not None  # ModifiedDate is a candidate, not used
+    assert_replicas_equal(tracked)
+
+
+def test_a_sync_alone_brings_deletes_dateless_updates_and_key_changes(tracked: Project) -> None:
+    with tracked.source() as conn:
+        conn.execute("""update dbo."Orders" set "Status" = 'shipped' where "Id" in (1, 2)""")  # dates left
+        conn.execute("""delete from dbo."Orders" where "Id" in (3, 4, 5)""")
+        conn.execute("""insert into dbo."Orders" values (100, 'new', timestamp '2020-01-01')""")  # backdated
+        conn.execute("""update dbo."Orders" set "Id" = 200 where "Id" = 6""")  # a key change
+        with conn.transaction():  # a swap of two keys
+            conn.execute("""update dbo."Orders" set "Id" = -7 where "Id" = 7""")
+            conn.execute("""update dbo."Orders" set "Id" = 7 where "Id" = 8""")
+            conn.execute("""update dbo."Orders" set "Id" = 8 where "Id" = -7""")
+        conn.execute("""delete from dbo."Lines" where "OrderId" = 1""")
+        conn.execute("""update dbo."Lines" set "LineNo" = "LineNo" + 10 where "OrderId" = 2 and "LineNo" = 1""")
+        conn.execute("""insert into dbo."Orders" values (9999, 'gone', null)""")
+        conn.execute("""delete from dbo."Orders" where "Id" = 9999""")  # inserted and deleted between syncs
+    results = {r.table: r for r in tracked.extract()}
+    # Only the keys that changed and still exist are read: 1, 2, 100, 200, 7, 8.
+    assert results["dbo.Orders"].rows_landed == 6
+    assert results["dbo.Orders"].migration_type == "incremental"
+    tracked.merge()
+    assert_replicas_equal(tracked)
+    deleted = tracked.scalar("select sum(rows_deleted) from _migration.merge_log where table_key like %s", ("%orders",))
+    assert deleted == 4  # 3, 4, 5 and the old key 6 (9999 never reached the replica)
+    # Nothing changed since: the next sync reads nothing.
+    assert {r.table: r.rows_landed for r in tracked.extract()} == {"dbo.Orders": 0, "dbo.Lines": 0}
+
+
+def test_a_transaction_that_began_first_and_commits_last_is_not_lost(tracked: Project) -> None:
+    with psycopg.connect(tracked.source_url) as early, tracked.source() as late:
+        early.execute("""update dbo."Orders" set "Status" = 'early' where "Id" = 1""")  # in flight
+        late.execute("""update dbo."Orders" set "Status" = 'late' where "Id" = 2""")  # began after, committed
+        tracked.sync_replicas()
+        early.commit()
+    tracked.sync_replicas()
+    assert_replicas_equal(tracked)
+    # Row 1's change (the lower version, committed last) lands with the second sync.
+
+
+def test_an_expired_version_fails_its_table_alone(tracked: Project) -> None:
+    with tracked.source() as conn:
+        conn.execute("""update dbo."Orders" set "Status" = 'lost' where "Id" = 1""")
+        conn.execute("""update dbo."Lines" set "Qty" = 0 where "OrderId" = 1""")
+        clean_up(conn, "dbo", "Orders")
+    result = tracked.cli("--all", "--json")
+    assert result.returncode == 1, result.stderr
+    assert "dbo.Orders: Change Tracking no longer holds the changes since version" in result.stderr
+    report = json.loads(result.stdout)
+    statuses = {t["table"]: t["status"] for t in report["tables"]}
+    assert statuses == {"dbo.Orders": "failed", "dbo.Lines": "landed"}
+
+
+def test_a_table_whose_tracking_was_switched_off_is_named(tracked: Project) -> None:
+    tracked.write_sync_tables(
+        ["dbo,Orders,,,true,change_tracking", "dbo,Lines,,,true,"],
+        header="source_schema,source_table,cursor_column,primary_key,enabled,reader",
+    )
+    with tracked.source() as conn:
+        disable_change_tracking(conn, "dbo", "Orders")
+    result = tracked.cli("--table", "dbo.Orders")
+    assert result.returncode == 2, result.stderr
+    assert "dbo.Orders: reader change_tracking, but Change Tracking is not enabled on the table" in result.stderr
