@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from extract.core.observer import Observer, silent
+from extract.core.observer import Note, Observer, silent
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import run_stream
 from extract.planning.table_plan import TablePlan
-from extract.readers.change_tracking import ChangeTrackingReader
+from extract.readers.change_tracking import ChangeTrackingReader, ExpiredVersion
 from extract.readers.changed_rows import ChangedRowsReader
+from extract.readers.reconcile_repairs import reconcile_table
+from extract.reconcile.result import ReconcileOptions
+from extract.source.change_tracking import current_version, version_text
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,12 @@ def sync_table(context: RunContext, plan: TablePlan, observer: Observer = silent
     (extract/evolution/full_refresh.py)."""
     reads = ChangedRowsReader if plan.tracked_since is None else ChangeTrackingReader
     reader = reads(context, plan, observer, refresh)
-    record = run_stream(context, reader, observer)
+    try:
+        record = run_stream(context, reader, observer)
+    except ExpiredVersion as expired:
+        if context.settings.on_expired_version == "fail":
+            raise
+        return _recover(context, plan, observer, expired)
     return RunResult(
         table=plan.config.key,
         target=plan.names.table_key,
@@ -45,4 +53,27 @@ def sync_table(context: RunContext, plan: TablePlan, observer: Observer = silent
         schema_changes=reader.schema_changes,
         input_state=record.input_state,
         output_state=record.output_state,
+    )
+
+
+def _recover(context: RunContext, plan: TablePlan, observer: Observer, expired: ExpiredVersion) -> RunResult:
+    """A table whose Change Tracking version expired, brought back by a reconcile: only the rows that
+    differ move, and its merge commits the version read before the comparison."""
+    restart = version_text(current_version(context.source, context.dialect))
+    lost = f"Change Tracking version {expired.since} expired (the minimum valid is {expired.min_valid})"
+    reason = f"{lost}: reconciled, to read on from {restart}"
+    observer(Note(plan.config.key, f"{lost}: reconciling the table"))
+    options = ReconcileOptions(restart_at=restart, restart_reason=reason)
+    result = reconcile_table(context, plan, options, observer)
+    return RunResult(
+        table=plan.config.key,
+        target=plan.names.table_key,
+        run_id=result.run_id,
+        migration_type="reconcile",
+        rows_landed=result.rows_landed,
+        watermark_used=None if result.input_state is None else str(result.input_state.get("cursor_value")),
+        watermark_candidate=restart,
+        schema_changes=[],
+        input_state=result.input_state,
+        output_state=result.output_state,
     )

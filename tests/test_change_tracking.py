@@ -1,7 +1,8 @@
 """Change Tracking as a reader (emulated in the stand-in, extract/devtools/change_tracking.py): chosen for a
 tracked table; a sync alone brings deletes, updates that leave every date alone, key changes and swaps;
-a transaction that began before another and commits after it is not lost; an expired version fails
-its table alone; a table whose tracking was switched off is named."""
+a transaction that began before another and commits after it is not lost; an expired version brings
+its table alone back by a reconcile (or fails it, when asked); a table whose tracking was switched off
+is named."""
 
 from __future__ import annotations
 
@@ -101,11 +102,53 @@ def test_a_transaction_that_began_first_and_commits_last_is_not_lost(tracked: Pr
     # Row 1's change (the lower version, committed last) lands with the second sync.
 
 
-def test_an_expired_version_fails_its_table_alone(tracked: Project) -> None:
-    with tracked.source() as conn:
+def _expire_orders(project: Project) -> None:
+    """Changes to both tables, then a retention cleanup of dbo.Orders' records past its state."""
+    with project.source() as conn:
         conn.execute("""update dbo."Orders" set "Status" = 'lost' where "Id" = 1""")
+        conn.execute("""delete from dbo."Orders" where "Id" = 2""")
         conn.execute("""update dbo."Lines" set "Qty" = 0 where "OrderId" = 1""")
         clean_up(conn, "dbo", "Orders")
+
+
+def test_an_expired_version_is_recovered_by_a_reconcile_of_that_table_alone(tracked: Project) -> None:
+    _expire_orders(tracked)
+    results = {r.table: r for r in tracked.extract()}
+    assert results["dbo.Orders"].migration_type == "reconcile"
+    assert results["dbo.Orders"].rows_landed == 1  # the update; the delete is a tombstone
+    assert results["dbo.Lines"].migration_type == "incremental"
+    tracked.merge()
+    assert_replicas_equal(tracked)
+    reader, version = _state(tracked, "Orders")
+    assert reader == "change_tracking" and version == results["dbo.Orders"].watermark_candidate
+    reason = tracked.scalar(
+        "select reason from _migration.state_audit where table_key like %s order by audit_id desc limit 1",
+        ("%orders",),
+    )
+    assert "Change Tracking version" in reason and "expired" in reason and "reconciled" in reason
+    # From the new version on, Change Tracking reads again.
+    with tracked.source() as conn:
+        conn.execute("""update dbo."Orders" set "Status" = 'after' where "Id" = 3""")
+    results = {r.table: r for r in tracked.extract()}
+    assert (results["dbo.Orders"].migration_type, results["dbo.Orders"].rows_landed) == ("incremental", 1)
+    tracked.merge()
+    assert_replicas_equal(tracked)
+
+
+def test_an_expired_version_with_nothing_to_repair_still_moves_the_state_on(tracked: Project) -> None:
+    with tracked.source() as conn:
+        clean_up(conn, "dbo", "Orders")  # nothing changed, but the records past the state are gone
+    _, before = _state(tracked, "Orders")
+    assert {r.table: r.migration_type for r in tracked.extract()}["dbo.Orders"] == "reconcile"
+    tracked.merge()
+    _, after = _state(tracked, "Orders")
+    assert after > before
+    assert {r.table: r.migration_type for r in tracked.extract()}["dbo.Orders"] == "incremental"
+
+
+def test_an_expired_version_fails_its_table_alone_when_asked(tracked: Project) -> None:
+    _expire_orders(tracked)
+    tracked.env["TIDEMARK_ON_EXPIRED_VERSION"] = "fail"
     result = tracked.cli("--all", "--json")
     assert result.returncode == 1, result.stderr
     assert "dbo.Orders: Change Tracking no longer holds the changes since version" in result.stderr

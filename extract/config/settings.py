@@ -59,6 +59,8 @@ class Settings:
     read_retries: int
     retry_backoff: timedelta
     catalog_prepone: timedelta = timedelta(hours=3)
+    #: reconcile or fail (spec.ON_EXPIRED_VERSION).
+    on_expired_version: str = "reconcile"
 
     @property
     def seeds_dir(self) -> Path:
@@ -197,4 +199,5 @@ def load_settings(
         read_retries=spec.READ_RETRIES.value(env),
         retry_backoff=spec.RETRY_BACKOFF.value(env),
         catalog_prepone=spec.CATALOG_PREPONE.value(env),
+        on_expired_version=spec.ON_EXPIRED_VERSION.value(env),
     )

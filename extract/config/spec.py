@@ -88,6 +88,15 @@ RETRY_BACKOFF = Setting(
     "TIDEMARK_RETRY_BACKOFF", v.duration(maximum=timedelta(minutes=10)), "1s", "the pause before a read is retried"
 )
 
+#: A table whose Change Tracking version expired is brought back by a reconcile (only the differences
+#: move), or its run fails.
+ON_EXPIRED_VERSION = Setting(
+    "TIDEMARK_ON_EXPIRED_VERSION",
+    v.one_of("reconcile", "fail"),
+    "reconcile",
+    "when Change Tracking no longer holds a table's changes since its state: reconcile the table, or fail it",
+)
+
 # The state in the target.
 STATE_SCHEMA = Setting(
     "TIDEMARK_STATE_SCHEMA", v.SCHEMA_NAME, DEFAULT_STATE_SCHEMA, "the target's schema for tidemark's state"
@@ -204,7 +213,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     *(TARGET_URL, TARGET_HOST, TARGET_PORT, TARGET_DBNAME, TARGET_USER, TARGET_PASSWORD, TARGET_CONNECT_TIMEOUT),
     *(PROJECT_DIR, GX_ROOT, CURSOR_CANDIDATES, SPARK_MASTER, JARS, READ_UNCOMMITTED, SAFETY_WINDOW, CATALOG_PREPONE),
     *(PARTITION_THRESHOLD, MAX_PARTITIONS, MIN_PARTITION_ROWS, PARTITION_ROWS, MAX_PARALLEL_TRANSFERS),
-    *(READ_RETRIES, RETRY_BACKOFF, STATE_SCHEMA, STATE_KEY),
+    *(READ_RETRIES, RETRY_BACKOFF, ON_EXPIRED_VERSION, STATE_SCHEMA, STATE_KEY),
     *(RECONCILE_FACTOR, RECONCILE_LEAF_ROWS, RECONCILE_DRIVER_ROWS, RECONCILE_MAX_DELETE_SHARE, RECONCILE_PAIRS_ROWS),
     *(LOCK_TIMEOUT, LOCK_ATTEMPTS, MERGE_TIMEOUT),
     *(METRICS_PORT, METRICS_HOST, CHECK_MAX_LAG, REPORT_ASSETS, HOME, PG_PORT),

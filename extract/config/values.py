@@ -70,6 +70,18 @@ def duration(minimum: timedelta = timedelta(0), maximum: timedelta = MAX_SAFETY_
     )
 
 
+def one_of(*choices: str) -> Parser[str]:
+    """One of `choices`, as written."""
+    said = "one of " + ", ".join(choices)
+
+    def convert(text: str, name: str) -> str:
+        if text.strip() not in choices:
+            _refuse(name, said, text)
+        return text.strip()
+
+    return Parser(said, convert)
+
+
 def _flag(text: str, name: str) -> bool:
     value = text.strip().lower()
     if value not in _TRUE | _FALSE:

@@ -40,6 +40,14 @@ from extract.state.run_log import RunRecord
 class ExpiredVersion(TidemarkError):
     """The changes since the input version are no longer all recorded."""
 
+    def __init__(self, table: str, since: int, min_valid: int) -> None:
+        self.since, self.min_valid = since, min_valid
+        super().__init__(
+            f"{table}: Change Tracking no longer holds the changes since version {since} (its minimum valid "
+            f"version is {min_valid}: a retention cleanup, a TRUNCATE, or Change Tracking switched off and on); "
+            "nothing was applied"
+        )
+
 
 @dataclass
 class ChangeTrackingReader(ChangedRowsReader):
@@ -84,11 +92,7 @@ class ChangeTrackingReader(ChangedRowsReader):
         if min_valid is None:
             raise TidemarkError(f"{self.table}: Change Tracking was disabled on the table while it was read")
         if since < min_valid:
-            raise ExpiredVersion(
-                f"{self.table}: Change Tracking no longer holds the changes since version {since} (its minimum "
-                f"valid version is {min_valid}: a retention cleanup, a TRUNCATE, or Change Tracking switched "
-                "off and on); nothing was applied"
-            )
+            raise ExpiredVersion(self.table, since, min_valid)
 
     def read(self, run: ActiveRun[RunRecord]) -> None:
         super().read(run)

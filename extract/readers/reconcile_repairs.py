@@ -72,7 +72,9 @@ class ReconcileReader(RunLogReader):
                 f"{plan.config.key} was never merged with its cursor {plan.cursor.name}: "
                 "sync it (and dbt build) before a reconcile"
             )
-        return self.run_record(run_id, "reconcile", watermark)
+        record = self.run_record(run_id, "reconcile", watermark)
+        record.watermark_candidate, record.state_reason = self.options.restart_at, self.options.restart_reason
+        return record
 
     def clear(self, conn: psycopg.Connection, keep: tuple[int, list[int]]) -> None:
         """What a killed run left: rows no merge will take (its run never landed)."""
@@ -119,7 +121,9 @@ class ReconcileReader(RunLogReader):
             record.status = result.status = "reported"
             return
         if not repairs.upserts and not repairs.tombstones and not result.boundary_deleted:
-            record.status = result.status = "exact"
+            result.status = "exact"
+            if options.restart_at is None:
+                record.status = "exact"  # else it lands nothing, and its merge commits the new state
             return
         if bounds is not None and result.boundary_deleted:
             tombstone_outside(conn, plan, bounds, record.run_id)
@@ -167,11 +171,13 @@ class ReconcileReader(RunLogReader):
         return classifier.repairs
 
     def output_state(self, conn: psycopg.Connection, record: RunRecord) -> StreamState:
-        """The cursor as it was: a reconcile repairs rows, it does not move the stream's position."""
+        """The cursor as it was: a reconcile repairs rows, it does not move the stream's position; unless it
+        brings back a stream whose position expired (`restart_at`)."""
+        restart = self.options.restart_at
         return StreamState(
             self.table_key,
             record.cursor_column,
-            record.watermark_used,
+            record.watermark_used if restart is None else restart,
             records_emitted=record.rows_landed or 0,
             reader=ReaderKind.RECONCILE_REPAIRS,
         )

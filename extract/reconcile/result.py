@@ -11,6 +11,10 @@ from extract.reconcile.classify import Repairs
 class ReconcileOptions:
     dry_run: bool = False
     allow_mass_delete: bool = False
+    #: A new state for the stream, read before the comparison, that the run commits even when it finds the
+    #: replica exact; with the reason the state audit gives (a Change Tracking version that expired).
+    restart_at: str | None = None
+    restart_reason: str | None = None
 
 
 @dataclass

@@ -67,6 +67,8 @@ class RunRecord:
     replaces_replica: bool | None = None
     #: The table's plan as the run read it (TablePlan.fingerprint).
     plan_fingerprint: str | None = None
+    #: Why the run's merge moves the state where it does, beside the run itself (the audit says it).
+    state_reason: str | None = None
 
 
 def ensure_state_schema(conn: psycopg.Connection, state: StateSchema) -> None:

@@ -69,6 +69,8 @@ alter table {state}.run_log add column if not exists input_state jsonb;
 alter table {state}.run_log add column if not exists output_state jsonb;
 alter table {state}.run_log add column if not exists replaces_replica boolean;
 alter table {state}.run_log add column if not exists plan_fingerprint text;
+-- Why a run's merge moves the state where it does, when it is more than the run itself (a recovery).
+alter table {state}.run_log add column if not exists state_reason text;
 
 -- The state registry: per stream (replica), the state its merges committed, one version more at
 -- every change. The merge's own transaction writes it (the trigger on merge_log below), so a run's
@@ -132,7 +134,7 @@ declare
     before {state}.stream_state;
     after {state}.stream_state;
 begin
-    select landed.run_id, landed.cursor_column, landed.watermark_candidate, landed.rows_landed
+    select landed.run_id, landed.cursor_column, landed.watermark_candidate, landed.rows_landed, landed.state_reason
     into committing
     from {state}.run_log as landed
     where landed.run_id = any(new.run_ids) and landed.status = 'landed' and landed.watermark_candidate <> ''
@@ -161,7 +163,9 @@ begin
     values (
         new.table_key, after.version,
         case when before.table_key is null then null else {state}.tidemark_state_json(before) end,
-        {state}.tidemark_state_json(after), 'run ' || committing.run_id || ' merged', committing.run_id
+        {state}.tidemark_state_json(after),
+        'run ' || committing.run_id || ' merged' || coalesce(': ' || committing.state_reason, ''),
+        committing.run_id
     );
     return null;
 end
