@@ -167,3 +167,14 @@ def test_a_table_whose_tracking_was_switched_off_is_named(tracked: Project) -> N
     result = tracked.cli("--table", "dbo.Orders")
     assert result.returncode == 2, result.stderr
     assert "dbo.Orders: reader change_tracking, but Change Tracking is not enabled on the table" in result.stderr
+
+
+def test_a_pass_finds_a_tracked_table_without_changes_unchanged(tracked: Project) -> None:
+    assert tracked.cli("--all").returncode == 0  # the first pass reads the catalog whole: every table runs
+    tracked.merge()
+    with tracked.source() as conn:
+        conn.execute("""update dbo."Lines" set "Qty" = -1 where "OrderId" = 3""")
+    result = tracked.cli("--all", "--json")
+    assert result.returncode == 0, result.stderr
+    statuses = {t["table"]: t["status"] for t in json.loads(result.stdout)["tables"]}
+    assert statuses == {"dbo.Orders": "unchanged", "dbo.Lines": "landed"}
