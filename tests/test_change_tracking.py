@@ -178,3 +178,23 @@ def test_a_pass_finds_a_tracked_table_without_changes_unchanged(tracked: Project
     assert result.returncode == 0, result.stderr
     statuses = {t["table"]: t["status"] for t in json.loads(result.stdout)["tables"]}
     assert statuses == {"dbo.Orders": "unchanged", "dbo.Lines": "landed"}
+
+
+def test_switching_between_change_tracking_and_a_clock_reads_every_row_once(tracked: Project) -> None:
+    header = "source_schema,source_table,cursor_column,primary_key,enabled,reader"
+    tracked.write_sync_tables(["dbo,Orders,,,true,clock", "dbo,Lines,,,true,"], header=header)
+    with tracked.source() as conn:
+        conn.execute("""delete from dbo."Orders" where "Id" = 1""")
+    runs = {r.table: r.migration_type for r in tracked.extract()}
+    assert runs == {"dbo.Orders": "full", "dbo.Lines": "incremental"}
+    tracked.merge()
+    assert _state(tracked, "Orders")[0] == "clock_watermark"
+    assert_replicas_equal(tracked)
+    tracked.write_sync_tables(["dbo,Orders,,,true,", "dbo,Lines,,,true,"], header=header)
+    with tracked.source() as conn:
+        conn.execute("""delete from dbo."Orders" where "Id" = 2""")
+    assert {r.table: r.migration_type for r in tracked.extract()}["dbo.Orders"] == "full"
+    tracked.merge()
+    assert _state(tracked, "Orders")[0] == "change_tracking"
+    assert {r.table: r.migration_type for r in tracked.extract()}["dbo.Orders"] == "incremental"
+    assert_replicas_equal(tracked)

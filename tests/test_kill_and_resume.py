@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from extract.devtools.change_tracking import enable_change_tracking, install_change_tracking
 from tests.conftest import REPO, Project
 from tests.replica_check import assert_replicas_equal
 
@@ -42,7 +43,7 @@ def _extract_killed_after(project: Project, reports: int, extra_delay: float) ->
     """Run the extract CLI; kill -9 it at its `reports`-th progress report. True if it finished first."""
     env = {**os.environ, **project.env}
     process = subprocess.Popen(
-        [sys.executable, "-m", "extract", "--table", "dbo.Big"],
+        [sys.executable, "-m", "extract", "--table", "dbo.Big", "--safety-window", "0s"],
         cwd=REPO,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -105,4 +106,32 @@ def test_kill_nine_during_extract_and_merge(big: Project) -> None:
     assert (merges, replica_rows) in {(0, 0), (1, ROWS)}
     big.build()
     assert big.scalar("select rows_inserted from _migration.merge_log") == ROWS
+    assert_replicas_equal(big)
+
+
+def test_kill_nine_during_a_change_tracking_sync(big: Project) -> None:
+    """Killed while it lands the changed rows, then changed again: the resumed run and the next sync
+    leave the replica exact."""
+    del big.env["PARTITION_ROWS"]
+    with big.source() as conn:
+        install_change_tracking(conn)
+        enable_change_tracking(conn, "dbo", "Big")
+    big.close()  # planned again: Change Tracking reads the table now
+    big.sync_replicas()
+    assert big.scalar("select reader from _migration.stream_state") == "change_tracking"
+    with big.source() as conn:
+        conn.execute("""update dbo."Big" set "Payload" = 'changed' where "Id" % 5 <> 0""")  # 24,000 rows
+        conn.execute("""delete from dbo."Big" where "Id" % 50 = 5""")
+        conn.execute("""insert into dbo."Big" select i, 'new', null from generate_series(40001, 40100) as i""")
+    big.env["PARTITION_ROWS"] = str(PARTITION_ROWS)
+    assert not _extract_killed_after(big, 1, 0.2)
+    killed = big.scalar("select max(run_id) from _migration.run_log")
+    with big.source() as conn:  # while it lies killed: rows of landed partitions and of pending ones change
+        conn.execute("""update dbo."Big" set "Payload" = 'again' where "Id" % 97 = 1""")
+        conn.execute("""delete from dbo."Big" where "Id" % 89 = 3""")
+    assert _extract_killed_after(big, 10_000, 0)
+    assert big.scalar("select max(run_id) from _migration.run_log") == killed  # resumed, not begun anew
+    big.merge()
+    big.extract()
+    big.merge()
     assert_replicas_equal(big)

@@ -14,6 +14,7 @@ from extract.core.errors import TidemarkError
 from extract.source.catalog import SourceColumn, SourceTable
 from extract.source.dialects import Dialect
 from extract.source.jdbc import JdbcConnection
+from extract.source.watermarks import CHANGE_TRACKING_PREFIX
 
 _VERSION = re.compile(r"^ct:(\d{20})$")
 
@@ -22,7 +23,7 @@ Tracked = Mapping[tuple[str, str], int]
 
 
 def version_text(version: int) -> str:
-    return f"ct:{version:020d}"
+    return f"{CHANGE_TRACKING_PREFIX}{version:020d}"
 
 
 def parse_version(text: str) -> int:
