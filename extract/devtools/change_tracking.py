@@ -140,7 +140,7 @@ def install_change_tracking(conn: psycopg.Connection) -> None:
 def enable_change_tracking(conn: psycopg.Connection, schema: str, table: str) -> None:
     """ALTER TABLE ... ENABLE CHANGE_TRACKING: record every change of the table's rows from now on."""
     relation = sql.Identifier(schema, table)
-    conn.execute(
+    tracked = conn.execute(
         sql.SQL(
             "insert into {ct}.tables"
             " (object_id, schema_name, table_name, key_columns, begin_version, min_valid_version)"
@@ -150,7 +150,9 @@ def enable_change_tracking(conn: psycopg.Connection, schema: str, table: str) ->
             " from pg_index as i where i.indrelid = cast(%s as regclass) and i.indisprimary"
         ).format(ct=sql.Identifier(SCHEMA)),
         (schema, table, relation.as_string(conn)),
-    )
+    ).rowcount
+    if not tracked:
+        raise ValueError(f"Change Tracking needs a primary key, and {schema}.{table} has none")
     for event, function, referencing in (
         ("insert", "record_insert", "new table as new_rows"),
         ("update", "record_update", "old table as old_rows new table as new_rows"),
