@@ -198,3 +198,22 @@ def test_switching_between_change_tracking_and_a_clock_reads_every_row_once(trac
     assert _state(tracked, "Orders")[0] == "change_tracking"
     assert {r.table: r.migration_type for r in tracked.extract()}["dbo.Orders"] == "incremental"
     assert_replicas_equal(tracked)
+
+
+def test_a_rewind_reads_again_exactly_the_keys_changed_since_then(tracked: Project) -> None:
+    _, first = _state(tracked, "Orders")
+    with tracked.source() as conn:
+        conn.execute("""update dbo."Orders" set "Status" = 'a' where "Id" in (1, 2)""")
+    tracked.sync_replicas()
+    with tracked.source() as conn:
+        conn.execute("""update dbo."Orders" set "Status" = 'b' where "Id" = 3""")
+    tracked.sync_replicas()
+    number = str(int(first.removeprefix("ct:")))
+    ahead = tracked.cli("state", "set", "dbo.Orders", "--cursor", "99999999999")
+    assert ahead.returncode == 2 and "is ahead of the source" in ahead.stderr, ahead.stderr
+    bad = tracked.cli("state", "rewind", "dbo.Orders", "--since", "2026-01-01")
+    assert bad.returncode == 2 and "is not a Change Tracking version" in bad.stderr, bad.stderr
+    rewound = tracked.cli("state", "rewind", "dbo.Orders", "--since", number)
+    assert rewound.returncode == 0, rewound.stderr
+    assert _state(tracked, "Orders")[1] == first
+    assert {r.table: r.rows_landed for r in tracked.extract("dbo.Orders")} == {"dbo.Orders": 3}

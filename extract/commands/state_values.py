@@ -2,60 +2,83 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
 import psycopg
 
 from extract.config.settings import load_settings
 from extract.core.errors import TidemarkError
 from extract.core.state_schema import StateSchema
+from extract.source.change_tracking import parse_version, version_text
 from extract.source.dialects import dialect_for
 from extract.source.jdbc import JdbcConnection
 from extract.source.watermarks import parse_modify_id, parse_watermark
 from extract.state.registry import RegistryEntry
 
 
+@dataclass(frozen=True)
+class _Position:
+    """How a reader's cursor values read: what one is called, and its order as a number or a moment."""
+
+    kind: str
+    order: Callable[[str], int | datetime]
+
+
+_POSITIONS = {
+    "modify_id": _Position("a modify id (0x and 16 upper-case hex digits)", parse_modify_id),
+    "change_tracking": _Position("a Change Tracking version (a whole number, or ct: and 20 digits)", parse_version),
+}
+_CLOCK = _Position("a clock reading (YYYY-MM-DD HH:MM:SS[.ffffff], the source's UTC)", parse_watermark)
+
+
+def _position(current: RegistryEntry) -> _Position:
+    return _POSITIONS.get(current.reader, _CLOCK)
+
+
 def check_cursor_value(current: RegistryEntry, text: str, option: str) -> str:
-    """`text` as the stream's cursor takes it: a clock reading, or a modify id; refused otherwise."""
+    """`text` as the stream's cursor takes it: a clock reading, a modify id or a Change Tracking version;
+    refused otherwise."""
     value = text.strip()
     try:
         if current.reader == "modify_id":
             parse_modify_id(value)
+        elif current.reader == "change_tracking":
+            return version_text(int(value)) if value.isdigit() else version_text(parse_version(value))
         else:
             moment = parse_watermark(value.replace("T", " ").removesuffix("Z"))
             return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
     except TidemarkError:
-        kind = (
-            "a modify id (0x and 16 upper-case hex digits)"
-            if current.reader == "modify_id"
-            else ("a clock reading (YYYY-MM-DD HH:MM:SS[.ffffff], the source's UTC)")
-        )
+        kind = _position(current).kind
         raise TidemarkError(f"{option} {text!r} is not {kind}, as the cursor of {current.table_key} is") from None
     return value
 
 
 def source_position_check(current: RegistryEntry, value: str, name: str) -> None:
-    """Refuse a cursor ahead of the source's clock (or its modify ids): the rows stamped in between would
-    never be read."""
+    """Refuse a cursor ahead of the source's clock (or its modify ids, or its Change Tracking version): the
+    rows stamped in between would never be read."""
     from extract.runtime.spark import SparkRuntime
 
     settings = load_settings()
     dialect = dialect_for(settings.source.dialect)
+    queries = {"modify_id": dialect.modify_id_query, "change_tracking": dialect.change_tracking_version_query}
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log)
     try:
         source = JdbcConnection(runtime.source_jvm, settings.source)
         try:
-            modify_id = current.reader == "modify_id"
-            rows = source.query(dialect.modify_id_query() if modify_id else dialect.clock_query())
+            rows = source.query(queries.get(current.reader, dialect.clock_query)())
         finally:
             source.close()
     finally:
         runtime.stop()
     now = str(rows[0][0]).strip() if rows and rows[0][0] else None
     if now is None:
-        raise TidemarkError(f"the source returned no {'modify id' if modify_id else 'clock value'}")
-    ahead = (
-        parse_modify_id(value) > parse_modify_id(now) if modify_id else parse_watermark(value) > parse_watermark(now)
-    )
-    if ahead:
+        raise TidemarkError(f"the source returned no {_position(current).kind.split(' (')[0]}")
+    if current.reader == "change_tracking":
+        now = version_text(int(now))
+    order = _position(current).order
+    if order(value) > order(now):  # type: ignore[operator]
         raise TidemarkError(f"{name}: --cursor {value} is ahead of the source, which reads {now}")
 
 
@@ -89,6 +112,5 @@ def rewind_target(
 
 
 def _after(current: RegistryEntry, value: str, cursor: str) -> bool:
-    if current.reader == "modify_id":
-        return parse_modify_id(value) > parse_modify_id(cursor)
-    return parse_watermark(value) > parse_watermark(cursor)
+    order = _position(current).order
+    return order(value) > order(cursor)  # type: ignore[operator]
