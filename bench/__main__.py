@@ -4,8 +4,9 @@ Starts its own PostgreSQL (durable, tuned for bulk loads, data under .tidemark/b
 bench.Items in a source database, then measures raw COPY, tidemark's full and
 incremental syncs, dlt's and Sling's on the same workload, the three merge
 strategies, reconciles of planted differences against reladiff, a key scan
-and count(*), the catalog read of a pass over 1,000 tables, full and incremental, and a pass over 1,000 small tables
-against dlt and Sling (bench/wide.py). Prints the
+and count(*), the catalog read of a pass over 1,000 tables, full and incremental, a pass over 1,000 small tables
+against dlt and Sling (bench/wide.py), and the deletes a Change Tracking sync brings against a sync and a
+reconcile (bench/recorded_changes.py). Prints the
 figures and writes them to bench/results/.
 """
 
@@ -22,7 +23,17 @@ from typing import Any
 
 import psycopg
 
-from bench import baseline, catalog_read, databases, merge_strategies, reconcile_rounds, report, wide, workload
+from bench import (
+    baseline,
+    catalog_read,
+    databases,
+    merge_strategies,
+    reconcile_rounds,
+    recorded_changes,
+    report,
+    wide,
+    workload,
+)
 from bench.databases import SOURCE_DB, BenchDatabases
 from bench.measure import Measured
 from bench.peers import runner
@@ -199,6 +210,8 @@ def main() -> int:
         results["catalog"] = catalog_read.measure(bench_db, work, _say)
         if not args.no_wide:
             results["wide"] = wide.measure(bench_db, work, _say, peers=not args.no_peers)
+        # Last: it makes the databases anew.
+        results["recorded_changes"] = recorded_changes.measure(bench_db, work, args.rows, _say, args.percent)
     except Exception as exc:
         # An hour of measuring is not thrown away with the step that failed.
         results["failed"] = f"{type(exc).__name__}: {exc}"
@@ -211,6 +224,7 @@ def main() -> int:
     catalog_read.print_catalog(results)
     print_build(results)
     wide.print_wide(results)
+    recorded_changes.print_recorded_changes(results)
     path = report.write(results, args.out)
     print(f"\nwritten to {path}")
     return 0

@@ -8,11 +8,10 @@ from extract.core.observer import Note, Observer, silent
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import run_stream
 from extract.planning.table_plan import TablePlan
-from extract.readers.change_tracking import ChangeTrackingReader, ExpiredVersion
-from extract.readers.changed_rows import ChangedRowsReader
+from extract.readers.by_plan import recorded_reader, sync_reader
 from extract.readers.reconcile_repairs import reconcile_table
+from extract.readers.recorded_changes import ExpiredPosition
 from extract.reconcile.result import ReconcileOptions
-from extract.source.change_tracking import current_version, version_text
 
 
 @dataclass(frozen=True)
@@ -34,11 +33,10 @@ class RunResult:
 def sync_table(context: RunContext, plan: TablePlan, observer: Observer = silent, refresh: bool = False) -> RunResult:
     """Land the table's changed rows; with `refresh`, every row, to replace the replica
     (extract/evolution/full_refresh.py)."""
-    reads = ChangedRowsReader if plan.tracked_since is None else ChangeTrackingReader
-    reader = reads(context, plan, observer, refresh)
+    reader = sync_reader(plan)(context, plan, observer, refresh)
     try:
         record = run_stream(context, reader, observer)
-    except ExpiredVersion as expired:
+    except ExpiredPosition as expired:
         if context.settings.on_expired_version == "fail":
             raise
         return _recover(context, plan, observer, expired)
@@ -56,11 +54,13 @@ def sync_table(context: RunContext, plan: TablePlan, observer: Observer = silent
     )
 
 
-def _recover(context: RunContext, plan: TablePlan, observer: Observer, expired: ExpiredVersion) -> RunResult:
-    """A table whose Change Tracking version expired, brought back by a reconcile: only the rows that
-    differ move, and its merge commits the version read before the comparison."""
-    restart = version_text(current_version(context.source, context.dialect))
-    lost = f"Change Tracking version {expired.since} expired (the minimum valid is {expired.min_valid})"
+def _recover(context: RunContext, plan: TablePlan, observer: Observer, expired: ExpiredPosition) -> RunResult:
+    """A table whose recorded changes expired, brought back by a reconcile: only the rows that differ move,
+    and its merge commits the position read before the comparison."""
+    reads = recorded_reader(plan)
+    assert reads is not None, "only a reader of recorded changes expires"
+    restart = reads.text(reads.current(context, plan))
+    lost = f"{expired.label}'s changes since {expired.position} expired (the oldest held is {expired.min_valid})"
     reason = f"{lost}: reconciled, to read on from {restart}"
     observer(Note(plan.config.key, f"{lost}: reconciling the table"))
     options = ReconcileOptions(restart_at=restart, restart_reason=reason)

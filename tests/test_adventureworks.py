@@ -1,13 +1,15 @@
 """Every AdventureWorks table, loaded into the stand-in source with its SQL Server types, replicates
 exactly, first sync and then through rounds of seeded random changes: those a watermark sees (synced),
 then those it cannot see (hard deletes, backdated updates, key changes and swaps; synced and
-reconciled), with a record id (rowguid) on the tables that have one."""
+reconciled), with a record id (rowguid) on the tables that have one. Then, with Change Tracking enabled
+on every table, the same kinds of changes by syncs alone."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from extract.devtools.sample import load_sample, sync_table_rows
+from extract.devtools.change_tracking import enable_change_tracking, install_change_tracking
+from extract.devtools.sample import SampleTable, load_sample, sync_table_rows
 from extract.project.verify import verify_tables
 from extract.source.typemap import TypeMap
 from tests.aw_changes import RECORD_ID, apply_round, make_cursor_nullable
@@ -65,32 +67,72 @@ def test_adventureworks_replicates_exactly_through_random_changes(project: Proje
         rows += made["inserted"]
         assert verify_all(project) == rows, f"round {seed}: {made}"
 
-    for seed in (4, 5):
+    with project.source() as conn:
+        by_table = apply_hard_round(conn, samples, 4, with_record_id)
+    made = sum(by_table.values(), Counter[str]())
+    assert len(made) == 6 and min(made.values()) > 0, made
+    logged_before = _logged(project)
+    project.sync_replicas()
+    # The reconcile's merge builds everything: histories and tests too.
+    done = project.cli("reconcile", "--all", "--allow-mass-delete", "--dbt", "build", "--parallel", "2", "--quiet")
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows -= made["deleted"]
+    assert verify_all(project) == rows, f"round 4: {made}"
+    _check_key_changes(project, by_table, logged_before, with_record_id)
+    _with_change_tracking(project, samples, with_record_id, rows)
+
+
+def _check_key_changes(
+    project: Project,
+    by_table: dict[str, Counter[str]],
+    logged_before: dict[str, Counter[str]],
+    with_record_id: set[str],
+) -> None:
+    """Without a record id a changed key is a delete and an insert, a swap two updates. With one, each is
+    a move; except when the sync's batch held one row of a swap only (its cursor NULL, so read every
+    time): that row moves, and the other, pushed off its key, is deleted, then landed again at its new
+    key by the reconcile."""
+    logged = _logged(project)
+    for table, counts in by_table.items():
+        key = _table_key(project, table)
+        deletes, moves = (logged[kind][key] - logged_before[kind][key] for kind in ("deleted", "moved"))
+        displaced = deletes - counts["deleted"] - counts["key changed"]
+        assert displaced >= 0, (table, counts, deletes)
+        assert displaced == 0 or table in with_record_id, (table, counts, deletes)
+        moved = counts["key changed (record_id)"] + counts["keys swapped (record_id)"]
+        assert moves + displaced == moved, (table, counts, deletes, moves)
+
+
+def _with_change_tracking(project: Project, samples: list[SampleTable], with_record_id: set[str], rows: int) -> None:
+    """Change Tracking switched on for every table: the next sync reads each whole once; from then on
+    syncs alone, with no reconcile, bring what a watermark cannot see, and read only the keys that
+    changed."""
+    with project.source() as conn:
+        install_change_tracking(conn)
+        for sample in samples:
+            enable_change_tracking(conn, sample.table.schema, sample.table.name)
+    project.close()  # planned again: Change Tracking reads every table now
+    assert {r.migration_type for r in project.extract()} == {"full"}
+    project.merge()
+    assert project.scalar("select array_agg(distinct reader) from _migration.stream_state") == ["change_tracking"]
+    # The first round makes changes a watermark sees and changes it cannot, the second only the latter.
+    for seed, seen in ((5, True), (6, False)):
         with project.source() as conn:
+            seen_made = apply_round(conn, samples, {}, seed) if seen else Counter[str]()
             by_table = apply_hard_round(conn, samples, seed, with_record_id)
         made = sum(by_table.values(), Counter[str]())
-        assert len(made) == 6 and min(made.values()) > 0, made
-        logged_before = _logged(project)
-        project.sync_replicas()
-        # The last round builds everything (histories and tests too); the others merge the replicas only.
-        dbt = "build" if seed == 5 else "run"
-        done = project.cli("reconcile", "--all", "--allow-mass-delete", "--dbt", dbt, "--parallel", "2", "--quiet")
-        assert done.returncode == 0, done.stderr[-3000:]
-        rows -= made["deleted"]
+        results = project.extract()
+        assert {r.migration_type for r in results} == {"incremental"}
+        # Only the keys that changed and are still there are read: the rows a watermark sees, the ones
+        # backdated, the new keys of changed ones and both rows of each swap (a key the first round
+        # changed twice is read once).
+        read = sum(seen_made[k] for k in ("updated", "set to a NULL cursor", "inserted"))
+        read += sum(count for kind, count in made.items() if kind != "deleted")
+        landed = sum(r.rows_landed for r in results)
+        assert landed <= read if seen else landed == read, made
+        project.merge()
+        rows += seen_made["inserted"] - made["deleted"]
         assert verify_all(project) == rows, f"round {seed}: {made}"
-        # Without a record id a changed key is a delete and an insert, a swap two updates. With one,
-        # each is a move; except when the sync's batch held one row of a swap only (its cursor NULL, so
-        # read every time): that row moves, and the other, pushed off its key, is deleted, then landed
-        # again at its new key by the reconcile.
-        logged = _logged(project)
-        for table, counts in by_table.items():
-            key = _table_key(project, table)
-            deletes, moves = (logged[kind][key] - logged_before[kind][key] for kind in ("deleted", "moved"))
-            displaced = deletes - counts["deleted"] - counts["key changed"]
-            assert displaced >= 0, (table, counts, deletes)
-            assert displaced == 0 or table in with_record_id, (table, counts, deletes)
-            moved = counts["key changed (record_id)"] + counts["keys swapped (record_id)"]
-            assert moves + displaced == moved, (table, counts, deletes, moves)
 
 
 def _table_key(project: Project, table: str) -> str:

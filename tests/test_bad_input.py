@@ -90,9 +90,10 @@ def test_seed_typo_is_named(tmp_path: Path) -> None:
         TidemarkError, match="on_schema_change must be one of evolve, append_new_columns, fail, not 'sync_all'"
     ):
         read_sync_tables(tmp_path)
-    (tmp_path / "sync_tables.csv").write_text("source_schema,source_table,reader\ndbo,Users,cdc\n")
+    (tmp_path / "sync_tables.csv").write_text("source_schema,source_table,reader\ndbo,Users,debezium\n")
     with pytest.raises(
-        TidemarkError, match="line 2: reader must be one of auto, change_tracking, rowversion, clock, full, not 'cdc'"
+        TidemarkError,
+        match="line 2: reader must be one of auto, change_tracking, cdc, rowversion, clock, full, not 'debezium'",
     ):
         read_sync_tables(tmp_path)
 

@@ -61,7 +61,7 @@ def test_a_tracked_table_is_read_by_change_tracking_from_the_version_read_first(
     reader, version = _state(tracked, "Orders")
     assert reader == "change_tracking" and version.startswith("ct:")
     plan = tracked.planner.plan(tracked.planner.find("dbo.Orders"))
-    assert plan.cursor is None and plan.tracked_since is not None  # ModifiedDate is a candidate, not used
+    assert plan.cursor is None and plan.changes is not None  # ModifiedDate is a candidate, not used
     assert_replicas_equal(tracked)
 
 
@@ -125,7 +125,7 @@ def test_an_expired_version_is_recovered_by_a_reconcile_of_that_table_alone(trac
         "select reason from _migration.state_audit where table_key like %s order by audit_id desc limit 1",
         ("%orders",),
     )
-    assert "Change Tracking version" in reason and "expired" in reason and "reconciled" in reason
+    assert "Change Tracking's changes since ct:" in reason and "expired" in reason and "reconciled" in reason
     # From the new version on, Change Tracking reads again.
     with tracked.source() as conn:
         conn.execute("""update dbo."Orders" set "Status" = 'after' where "Id" = 3""")
@@ -151,7 +151,7 @@ def test_an_expired_version_fails_its_table_alone_when_asked(tracked: Project) -
     tracked.env["TIDEMARK_ON_EXPIRED_VERSION"] = "fail"
     result = tracked.cli("--all", "--json")
     assert result.returncode == 1, result.stderr
-    assert "dbo.Orders: Change Tracking no longer holds the changes since version" in result.stderr
+    assert "dbo.Orders: Change Tracking no longer holds the changes since ct:" in result.stderr
     report = json.loads(result.stdout)
     statuses = {t["table"]: t["status"] for t in report["tables"]}
     assert statuses == {"dbo.Orders": "failed", "dbo.Lines": "landed"}

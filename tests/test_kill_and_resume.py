@@ -120,7 +120,7 @@ def test_kill_nine_during_a_change_tracking_sync(big: Project) -> None:
     big.sync_replicas()
     assert big.scalar("select reader from _migration.stream_state") == "change_tracking"
     with big.source() as conn:
-        conn.execute("""update dbo."Big" set "Payload" = 'changed' where "Id" % 5 <> 0""")  # 24,000 rows
+        conn.execute("""update dbo."Big" set "Payload" = 'changed' where "Id" % 4 = 0""")  # 7,500 rows
         conn.execute("""delete from dbo."Big" where "Id" % 50 = 5""")
         conn.execute("""insert into dbo."Big" select i, 'new', null from generate_series(40001, 40100) as i""")
     big.env["PARTITION_ROWS"] = str(PARTITION_ROWS)

@@ -11,6 +11,7 @@ import psycopg
 from extract.config.settings import load_settings
 from extract.core.errors import TidemarkError
 from extract.core.state_schema import StateSchema
+from extract.source.cdc import lsn_text, parse_lsn
 from extract.source.change_tracking import parse_version, version_text
 from extract.source.dialects import dialect_for
 from extract.source.jdbc import JdbcConnection
@@ -29,6 +30,7 @@ class _Position:
 _POSITIONS = {
     "modify_id": _Position("a modify id (0x and 16 upper-case hex digits)", parse_modify_id),
     "change_tracking": _Position("a Change Tracking version (a whole number, or ct: and 20 digits)", parse_version),
+    "cdc": _Position("a CDC log sequence number (0x and 20 hex digits, or lsn: and 20)", parse_lsn),
 }
 _CLOCK = _Position("a clock reading (YYYY-MM-DD HH:MM:SS[.ffffff], the source's UTC)", parse_watermark)
 
@@ -38,14 +40,16 @@ def _position(current: RegistryEntry) -> _Position:
 
 
 def check_cursor_value(current: RegistryEntry, text: str, option: str) -> str:
-    """`text` as the stream's cursor takes it: a clock reading, a modify id or a Change Tracking version;
-    refused otherwise."""
+    """`text` as the stream's cursor takes it: a clock reading, a modify id, a Change Tracking version or a
+    CDC log sequence number; refused otherwise."""
     value = text.strip()
     try:
         if current.reader == "modify_id":
             parse_modify_id(value)
         elif current.reader == "change_tracking":
             return version_text(int(value)) if value.isdigit() else version_text(parse_version(value))
+        elif current.reader == "cdc":
+            return _lsn(value)
         else:
             moment = parse_watermark(value.replace("T", " ").removesuffix("Z"))
             return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
@@ -55,6 +59,14 @@ def check_cursor_value(current: RegistryEntry, text: str, option: str) -> str:
     return value
 
 
+def _lsn(value: str) -> str:
+    """An LSN as SQL Server writes it (0x and 20 hex digits) or as the state keeps it."""
+    digits = value[2:] if value.lower().startswith("0x") else None
+    if digits is not None and len(digits) == 20 and all(c in "0123456789abcdefABCDEF" for c in digits):
+        return lsn_text(int(digits, 16))
+    return lsn_text(parse_lsn(value))
+
+
 def source_position_check(current: RegistryEntry, value: str, name: str) -> None:
     """Refuse a cursor ahead of the source's clock (or its modify ids, or its Change Tracking version): the
     rows stamped in between would never be read."""
@@ -62,7 +74,11 @@ def source_position_check(current: RegistryEntry, value: str, name: str) -> None
 
     settings = load_settings()
     dialect = dialect_for(settings.source.dialect)
-    queries = {"modify_id": dialect.modify_id_query, "change_tracking": dialect.change_tracking_version_query}
+    queries = {
+        "modify_id": dialect.modify_id_query,
+        "change_tracking": dialect.change_tracking_version_query,
+        "cdc": dialect.cdc_max_lsn_query,
+    }
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars, jvm_log=settings.jvm_log)
     try:
         source = JdbcConnection(runtime.source_jvm, settings.source)
@@ -77,6 +93,8 @@ def source_position_check(current: RegistryEntry, value: str, name: str) -> None
         raise TidemarkError(f"the source returned no {_position(current).kind.split(' (')[0]}")
     if current.reader == "change_tracking":
         now = version_text(int(now))
+    elif current.reader == "cdc":
+        now = lsn_text(int(now, 16))
     order = _position(current).order
     if order(value) > order(now):  # type: ignore[operator]
         raise TidemarkError(f"{name}: --cursor {value} is ahead of the source, which reads {now}")

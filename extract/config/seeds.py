@@ -14,7 +14,7 @@ NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "pri
 #: on_schema_change's policies, the default first (extract/evolution/apply.py applies them).
 POLICIES = ("evolve", "append_new_columns", "fail")
 #: How a table's changes are found, automatic first (extract/planning/reader_choice.py decides).
-READERS = ("auto", "change_tracking", "rowversion", "clock", "full")
+READERS = ("auto", "change_tracking", "cdc", "rowversion", "clock", "full")
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 

@@ -26,6 +26,7 @@ class ReaderKind(StrEnum):
     CLOCK_WATERMARK = "clock_watermark"
     MODIFY_ID = "modify_id"
     CHANGE_TRACKING = "change_tracking"
+    CDC = "cdc"
     FULL_REFRESH = "full_refresh"
     ASOF_SNAPSHOT = "asof_snapshot"
     RECONCILE_REPAIRS = "reconcile_repairs"

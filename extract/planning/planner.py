@@ -22,8 +22,8 @@ from extract.planning.table_plan import TablePlan
 from extract.planning.unique_at_source import check_unique_at_source
 from extract.runtime.spark import SparkRuntime
 from extract.source.catalog import SourceTable
-from extract.source.change_tracking import Tracked, tracked_tables
 from extract.source.describe import configured_table, describe_table
+from extract.source.recorded_tables import RecordedTables, recorded_tables
 from extract.source.target_types import TargetTypes
 from extract.source.typemap import TypeMap
 
@@ -49,8 +49,8 @@ class Planner:
         self.unmatched_patterns: list[str] = []
         self._configured = configured
         self._tables: list[SyncTable] | None = None
-        self._tracked: Tracked | None = None
-        self._tracked_lock = threading.Lock()
+        self._recorded: RecordedTables | None = None
+        self._recorded_lock = threading.Lock()
 
     @property
     def tables(self) -> list[SyncTable]:
@@ -181,7 +181,7 @@ class Planner:
         )
         columns = self.type_map.map_table(self.context.dialect.name, table)
         check_column_names(config.key, [c.target_name for c in columns])
-        reader = choose_reader(config, table, self.tracked(), self.settings.cursor_candidates, self.context.dialect)
+        reader = choose_reader(config, table, self.recorded(), self.settings.cursor_candidates, self.context.dialect)
         return TablePlan(
             config=config,
             table=table,
@@ -189,15 +189,15 @@ class Planner:
             cursor=reader.cursor,
             names=target_names(self.settings.source, self.aliases, table.schema, table.name),
             state=self.settings.state_schema,
-            tracked_since=reader.tracked_since,
+            changes=reader.changes,
         )
 
-    def tracked(self) -> Tracked:
-        """The tables whose changes the source records (Change Tracking), read once a pass for all."""
-        with self._tracked_lock:
-            if self._tracked is None:
-                self._tracked = tracked_tables(self.context.source, self.context.dialect)
-            return self._tracked
+    def recorded(self) -> RecordedTables:
+        """The tables whose changes the source records itself (Change Tracking, CDC), read once a pass."""
+        with self._recorded_lock:
+            if self._recorded is None:
+                self._recorded = recorded_tables(self.context.source, self.context.dialect)
+            return self._recorded
 
     def check_unique_values(self, plan: TablePlan) -> None:
         """The seed's record_id and unique_keys the replica does not carry yet hold at the source."""

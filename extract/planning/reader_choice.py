@@ -1,5 +1,6 @@
-"""Which reader finds a table's changes: the seed's `reader` when it names one; else Change Tracking where
-the source records the table's changes; else its cursor, a modify id before a clock; else every row."""
+"""Which reader finds a table's changes: the seed's `reader` when it names one; else what the source records
+of the table's changes itself, Change Tracking before CDC; else its cursor, a modify id before a clock;
+else every row."""
 
 from __future__ import annotations
 
@@ -8,43 +9,52 @@ from dataclasses import dataclass
 from extract.config.seeds import SyncTable
 from extract.core.errors import TidemarkError
 from extract.source.catalog import SourceColumn, SourceTable
-from extract.source.change_tracking import Tracked, tracked_since
 from extract.source.describe import choose_cursor
 from extract.source.dialects import Dialect
+from extract.source.recorded_tables import ChangeSource, RecordedTables
 
 
 @dataclass(frozen=True)
 class ReaderChoice:
     cursor: SourceColumn | None
-    #: The table's minimum valid Change Tracking version when Change Tracking reads it, else None.
-    tracked_since: int | None = None
+    #: How the source records the table's changes, when a reader of them reads it.
+    changes: ChangeSource | None = None
 
 
 def choose_reader(
-    config: SyncTable, table: SourceTable, tracked: Tracked, candidates: tuple[str, ...], dialect: Dialect
+    config: SyncTable, table: SourceTable, recorded: RecordedTables, candidates: tuple[str, ...], dialect: Dialect
 ) -> ReaderChoice:
     asked = config.reader
-    since = tracked_since(tracked, table)
-    if asked == "change_tracking":
-        if since is None:
-            raise TidemarkError(
-                f"{config.key}: reader change_tracking, but Change Tracking is not enabled on the table in the "
-                "source (sys.change_tracking_tables): enable it (ALTER TABLE ... ENABLE CHANGE_TRACKING), "
-                "or set another reader in seeds/sync_tables.csv"
-            )
-        if not table.key_enforced:
-            raise TidemarkError(
-                f"{config.key}: reader change_tracking records the table's own primary key, but "
-                "seeds/sync_tables.csv sets primary_key: leave primary_key empty, or set another reader"
-            )
-        return ReaderChoice(None, since)
+    found = {"change_tracking": recorded.change_tracking(table), "cdc": recorded.cdc(table)}
+    if asked in found:
+        _check_recorded(config, table, asked, found[asked])
+        return ReaderChoice(None, found[asked])
     if asked == "full":
         return ReaderChoice(None)
     if asked == "auto":
-        if since is not None and table.key_enforced:
-            return ReaderChoice(None, since)
+        changes = found["change_tracking"] or found["cdc"]
+        if changes is not None and table.key_enforced:
+            return ReaderChoice(None, changes)
         return ReaderChoice(choose_cursor(table, config, candidates, dialect))
     return ReaderChoice(_cursor_of_kind(config, table, candidates, dialect, modify_id=asked == "rowversion"))
+
+
+def _check_recorded(config: SyncTable, table: SourceTable, reader: str, changes: ChangeSource | None) -> None:
+    named = {"change_tracking": "Change Tracking", "cdc": "CDC"}[reader]
+    where = {
+        "change_tracking": "sys.change_tracking_tables: ALTER TABLE ... ENABLE CHANGE_TRACKING",
+        "cdc": "cdc.change_tables: sys.sp_cdc_enable_table",
+    }[reader]
+    if changes is None:
+        raise TidemarkError(
+            f"{config.key}: reader {reader}, but {named} is not enabled on the table in the source ({where}); "
+            "enable it, or set another reader in seeds/sync_tables.csv"
+        )
+    if not table.key_enforced:
+        raise TidemarkError(
+            f"{config.key}: reader {reader} records the table's own primary key, but "
+            "seeds/sync_tables.csv sets primary_key: leave primary_key empty, or set another reader"
+        )
 
 
 def _cursor_of_kind(

@@ -10,6 +10,7 @@ from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
 from extract.core.state_schema import StateSchema
 from extract.source.catalog import SourceColumn, SourceTable
+from extract.source.recorded_tables import ChangeSource
 from extract.source.typemap import MappedColumn
 
 
@@ -22,8 +23,8 @@ class TablePlan:
     names: TargetNames
     #: The target's schema for tidemark's state, where the table's runs are logged.
     state: StateSchema
-    #: Read by Change Tracking: the table's minimum valid version when the pass began (else None).
-    tracked_since: int | None = None
+    #: How the source records the table's changes itself, when a reader of them reads it (else None).
+    changes: ChangeSource | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -36,8 +37,8 @@ class TablePlan:
             self.cursor and self.cursor.name,
             astuple(self.config),
         )
-        if self.tracked_since is not None:
-            shape += ("change tracking",)
+        if self.changes is not None:
+            shape += (self.changes.reader,)
         return hashlib.sha256(json.dumps(shape, default=str).encode()).hexdigest()
 
     @property

@@ -89,8 +89,8 @@ class ChangedRowsReader(RunLogReader):
         """What a run from `watermark_used` reads, as segments of `_relation`'s rows in their order."""
         return read_segments(self.context, self.plan, watermark_used)
 
-    def _relation(self, watermark_used: str | None) -> str:
-        """What the segments' rows are read from."""
+    def _relation(self, record: RunRecord) -> str:
+        """What the segments' rows are read from (once the run's position is read)."""
         return self.context.table_ref(self.plan.table)
 
     def _read_position(self, record: RunRecord) -> None:
@@ -123,7 +123,7 @@ class ChangedRowsReader(RunLogReader):
                 session_started = True
                 context.runtime.start_session()  # meanwhile the source finds the cut points
 
-        relation = self._relation(record.watermark_used)
+        relation = self._relation(record)
         partitions, rows = plan_partitions(context.source, context.dialect, relation, parts, context.sizing, counted)
         record.landed_by = "driver" if context.fits_driver(rows) else "spark"
         run.plan(partitions, rows)
@@ -144,7 +144,7 @@ class ChangedRowsReader(RunLogReader):
         )
         landing = (plan.names.schema, plan.names.first_sync_table if first_sync else plan.names.staging_table)
         lands = land_in_driver if record.landed_by == "driver" else land_partitions
-        source = self.context.partition_source(plan.table, plan.columns, self._relation(record.watermark_used))
+        source = self.context.partition_source(plan.table, plan.columns, self._relation(record))
         settings = self.context.settings
         target = RunTarget(settings.target, settings.state_schema, record.run_id)
 

@@ -4,13 +4,13 @@ A pass asks the source, for many tables in one query, whether any row matches wh
 would read: the changed-rows filter from the committed watermark (the safety window, and rows with a
 NULL cursor, included). A table that matches none lands no run, needs no merge, and its state stays as
 it was: its next run still reads from the same watermark, so a row that commits later is read then.
-The check is recorded (the source's clock, modify id or Change Tracking version read before it), so the
-replica's freshness counts from it.
+The check is recorded (the source's clock, modify id, Change Tracking version or CDC LSN read before it),
+so the replica's freshness counts from it.
 
 Only a table whose latest run was of the plan it has now is checked; one whose definition changed in
 the source (the pass's catalog read says so), whose seed settings or type map changed, with runs
-waiting, running or a backfill due, or without a cursor (and not read by Change Tracking), or whose Change
-Tracking version expired, runs as always.
+waiting, running or a backfill due, or without a cursor (and not read by Change Tracking or CDC), or whose
+recorded changes expired, runs as always.
 """
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ from datetime import UTC, datetime
 import psycopg
 
 from extract.core.errors import LogicalError, SourceError, TidemarkError
+from extract.core.observer import silent
 from extract.lifecycle.context import RunContext
 from extract.planning.table_plan import TablePlan
+from extract.readers.by_plan import recorded_reader
 from extract.readers.read_start import read_segments
-from extract.source.change_tracking import current_version, parse_version, version_text
+from extract.readers.recorded_changes import RecordedChangesReader
 from extract.source.watermarks import check_monotonic, read_watermark, usable_watermark
 from extract.state.unchanged import checkable, record_checks
 
@@ -52,7 +54,7 @@ class _Probe:
     #: Whether the next run would read a row, one EXISTS per segment of its read (the changed rows since
     #: the watermark, the rows with a NULL cursor): asked one by one, each can use the cursor's index, where
     #: their disjunction scanned the table until a row matched (0.75 s in 10,000,000 rows). Under Change
-    #: Tracking, one: whether a key changed since the version.
+    #: Tracking or CDC, one: whether a key changed since the position.
     tests: tuple[str, ...]
 
 
@@ -62,79 +64,86 @@ def find_unchanged(
     """Those of `plans` with nothing to read now; their checks are recorded. `each` maps the queries
     over the probes (a thread pool's `map` asks them at once, each thread on its own connection)."""
     settings = context.settings
-    with_cursor = {p.names.table_key: p for p in plans if p.cursor is not None or p.tracked_since is not None}
+    with_cursor = {p.names.table_key: p for p in plans if p.cursor is not None or p.changes is not None}
     if not with_cursor:
         return []
     with psycopg.connect(settings.target.libpq_url) as conn:
         committed = checkable(conn, settings.state_schema, {k: p.fingerprint for k, p in with_cursor.items()})
-        probes = _probes(context, [with_cursor[key] for key in committed], committed)
-        if not probes:
+        if not committed:
             return []
         started = datetime.now(UTC)
-        readings = _readings(context, probes)
+        # Read before the checks, as a run reads them before its data query.
+        readings = _readings(context, [with_cursor[key] for key in committed])
+        probes = _probes(context, [with_cursor[key] for key in committed], committed, readings)
         found = [
             Unchanged(p.plan.config.key, p.plan.names.table_key, p.watermark, readings[_kind(context, p.plan)])
             for p in _without_rows(context, probes, each)
-            if _after(p, readings[_kind(context, p.plan)])
         ]
         record_checks(conn, settings.state_schema, {u.target: u.checked_through for u in found}, started)
     return found
 
 
-def _probes(context: RunContext, plans: list[TablePlan], committed: dict[str, str]) -> list[_Probe]:
+def _probes(
+    context: RunContext, plans: list[TablePlan], committed: dict[str, str], readings: dict[str, str]
+) -> list[_Probe]:
     probes = []
     for plan in plans:
-        position = committed[plan.names.table_key]
-        if plan.tracked_since is not None:
-            since = _tracked_version(position)
-            # An expired version is no check: the table's run brings it back.
-            if since is not None and since >= plan.tracked_since:
-                changes = context.dialect.changes_relation(plan.table.schema, plan.table.name, since)
-                probes.append(_Probe(plan, position, (f"exists (select 1 from {changes})",)))
+        position, reading = committed[plan.names.table_key], readings[_kind(context, plan)]
+        recorded = recorded_reader(plan)
+        if recorded is not None:
+            test = _recorded_test(recorded(context, plan, silent), position, reading)
+            if test is not None:
+                probes.append(_Probe(plan, position, (test,)))
             continue
         watermark = usable_watermark(context.dialect, plan.cursor, position)
         conditions = tuple(s.base for s in read_segments(context, plan, watermark) if s.base) if watermark else ()
-        if watermark and conditions:
+        if watermark and conditions and _after(plan, watermark, reading):
             table_ref = context.table_ref(plan.table)
             tests = tuple(f"exists (select 1 from {table_ref} where {condition})" for condition in conditions)
             probes.append(_Probe(plan, watermark, tests))
     return probes
 
 
-def _tracked_version(position: str) -> int | None:
+def _recorded_test(reader: RecordedChangesReader, position: str, reading: str) -> str | None:
+    """The check of a table read by the changes its source records, unless its run must run: the state is
+    another reader's, its changes expired (the run brings it back), or the source went back."""
     try:
-        return parse_version(position)
+        since, now = reader.parse(position), reader.parse(reading)
     except TidemarkError:
-        return None  # the state of another reader: the run reads every row
+        return None
+    oldest = reader.oldest_valid(since, fresh=False)
+    if oldest is None or since < oldest or now < since:
+        return None
+    return reader.any_change(since, now)
 
 
 def _kind(context: RunContext, plan: TablePlan) -> str:
-    """What the table's position is read as: a Change Tracking version, a modify id, or a clock reading."""
-    if plan.tracked_since is not None:
-        return "change tracking"
+    """What the table's position is read as: a clock reading, a modify id, or its recorded changes'."""
+    if plan.changes is not None:
+        return plan.changes.reader
     return "modify id" if plan.cursor is not None and context.dialect.is_modify_id(plan.cursor) else "clock"
 
 
-def _readings(context: RunContext, probes: list[_Probe]) -> dict[str, str]:
-    """The source's clock, its lowest active modify id and its Change Tracking version, as a run reads
-    them before its data query."""
-    cursors = {_kind(context, p.plan): p.plan.cursor for p in probes}
-    return {
-        kind: (
-            version_text(current_version(context.source, context.dialect))
-            if kind == "change tracking"
-            else read_watermark(context.source, context.dialect, cursor)
-        )
-        for kind, cursor in cursors.items()
-    }
+def _readings(context: RunContext, plans: list[TablePlan]) -> dict[str, str]:
+    """The source's clock, its lowest active modify id, its Change Tracking version and its highest CDC
+    LSN, those the plans need, as a run reads them before its data query."""
+    readings = {}
+    for plan in plans:
+        kind = _kind(context, plan)
+        if kind not in readings:
+            recorded = recorded_reader(plan)
+            readings[kind] = (
+                read_watermark(context.source, context.dialect, plan.cursor)
+                if recorded is None
+                else recorded.text(recorded.current(context, plan))
+            )
+    return readings
 
 
-def _after(probe: _Probe, reading: str) -> bool:
+def _after(plan: TablePlan, watermark: str, reading: str) -> bool:
     """A reading before the committed watermark is no check: the table's run says what went wrong."""
-    if probe.plan.tracked_since is not None:
-        return parse_version(reading) >= parse_version(probe.watermark)
     try:
-        check_monotonic(probe.plan.config.key, probe.watermark, reading)
+        check_monotonic(plan.config.key, watermark, reading)
     except LogicalError:
         return False
     return True

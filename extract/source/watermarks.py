@@ -20,6 +20,8 @@ from extract.source.jdbc import JdbcConnection
 _MODIFY_ID = re.compile(r"^0x[0-9A-F]{16}$")
 #: How a Change Tracking version starts in the state (extract/source/change_tracking.py).
 CHANGE_TRACKING_PREFIX = "ct:"
+#: How a CDC log sequence number starts in the state (extract/source/cdc.py).
+CDC_PREFIX = "lsn:"
 
 
 def read_watermark(conn: JdbcConnection, dialect: Dialect, cursor: SourceColumn | None) -> str:
@@ -40,8 +42,8 @@ def read_watermark(conn: JdbcConnection, dialect: Dialect, cursor: SourceColumn 
 def usable_watermark(dialect: Dialect, cursor: SourceColumn | None, committed: str | None) -> str | None:
     """The committed watermark if it is of the cursor's kind; None (a full read) when the table has no
     cursor, was never merged, or its cursor changed kind (a rowversion column added, or the seed's
-    cursor_column changed), or Change Tracking read it last."""
-    if cursor is None or committed is None or committed.startswith(CHANGE_TRACKING_PREFIX):
+    cursor_column changed), or Change Tracking or CDC read it last."""
+    if cursor is None or committed is None or committed.startswith((CHANGE_TRACKING_PREFIX, CDC_PREFIX)):
         return None
     return committed if committed.startswith("0x") == dialect.is_modify_id(cursor) else None
 

@@ -101,14 +101,15 @@ create table if not exists {state}.state_audit (
 );
 create index if not exists state_audit_table_key on {state}.state_audit (table_key, version);
 
--- Which reader a committed state is for: a Change Tracking version is 'ct:' and 20 digits; a table
--- without a cursor is read whole; a modify id is '0x' and 16 hex digits; any other cursor value is a
--- clock reading.
+-- Which reader a committed state is for: a Change Tracking version is 'ct:' and 20 digits, a CDC log
+-- sequence number 'lsn:' and 20 hex digits; a table without a cursor is read whole; a modify id is '0x'
+-- and 16 hex digits; any other cursor value is a clock reading.
 create or replace function {state}.tidemark_reader_kind(cursor_column text, cursor_value text) returns text
 language sql immutable
 as $$
     select case
         when cursor_value like 'ct:%' then 'change_tracking'
+        when cursor_value like 'lsn:%' then 'cdc'
         when cursor_column is null then 'full_refresh'
         when cursor_value like '0x%' then 'modify_id'
         else 'clock_watermark'

@@ -9,6 +9,7 @@ from typing import Literal
 
 from extract.core.quoting import sql_string
 from extract.source.catalog import SourceColumn
+from extract.source.dialects.recorded_changes import RecordedChangesSql
 
 EpochUnit = Literal["day", "microsecond"]
 
@@ -44,7 +45,7 @@ def joined_text(separator: str, expressions: Sequence[str]) -> str:
     return f"concat_ws({separator}, {', '.join(parts)})"
 
 
-class Dialect(ABC):
+class Dialect(RecordedChangesSql, ABC):
     """One source database family. Subclasses hold every piece of SQL that differs."""
 
     name: str
@@ -185,25 +186,6 @@ class Dialect(ABC):
     def modify_id_literal(self, value: int, column: SourceColumn) -> str:
         """A literal comparable with modify-id column `column` (from a number the source gave)."""
         raise NotImplementedError(f"{self.name} has no modify-id columns")
-
-    def change_tracking_installed_query(self) -> str | None:
-        """SQL returning '1' when the source can track changes at all, '0' when not; None when it always can."""
-        return None
-
-    def change_tracking_query(self) -> str:
-        """SQL returning (schema, table, minimum valid version as text) of every table Change Tracking
-        records the changes of (sys.change_tracking_tables): one query for every table of a pass."""
-        raise NotImplementedError(f"{self.name} has no Change Tracking")
-
-    def change_tracking_version_query(self) -> str:
-        """One row, one column: CHANGE_TRACKING_CURRENT_VERSION() as text; no transaction in flight can
-        commit a change at or below it."""
-        raise NotImplementedError(f"{self.name} has no Change Tracking")
-
-    def changes_relation(self, schema: str, table: str, since: int) -> str:
-        """CHANGETABLE(CHANGES schema.table, since) AS ct: each key changed after version `since` once, its
-        key columns under their own names. `since` is a number the source gave, never user text."""
-        raise NotImplementedError(f"{self.name} has no Change Tracking")
 
     def cursor_literal(self, bound: datetime | int, column: SourceColumn) -> str:
         """Where the changed-rows filter starts, as a literal comparable with the cursor `column`."""

@@ -18,6 +18,8 @@ _TYPE = re.compile(
 )
 #: The schema of the stand-in's Change Tracking (extract/devtools/change_tracking.py).
 TRACKING = "tidemark_change_tracking"
+#: The schema of the stand-in's CDC (extract/devtools/cdc.py), named as SQL Server's.
+CDC_SCHEMA = "cdc"
 _LENGTH_TYPES = frozenset({"character varying", "character", "bit", "bit varying"})
 
 
@@ -56,6 +58,22 @@ class PostgresDialect(Dialect):
             f"(select changed_key.*, c.sys_change_operation from {changes} as c"
             f" cross join lateral jsonb_populate_record({row_type}, c.sys_change_key) as changed_key) as ct"
         )
+
+    def cdc_installed_query(self) -> str:
+        return f"select case when to_regnamespace({sql_string(CDC_SCHEMA)}) is null then '0' else '1' end"
+
+    def cdc_instances_query(self) -> str:
+        return (
+            "select source_schema, source_table, capture_instance, lpad(to_hex(start_lsn), 20, '0'),"
+            f" lpad(to_hex(min_lsn), 20, '0') from {CDC_SCHEMA}.change_tables"
+        )
+
+    def cdc_max_lsn_query(self) -> str:
+        return f"select lpad(to_hex({CDC_SCHEMA}.fn_cdc_get_max_lsn()), 20, '0') as max_lsn"
+
+    def cdc_changes(self, instance: str, after: int, upto: int) -> str:
+        function = f"{CDC_SCHEMA}.{self.quote('fn_cdc_get_all_changes_' + instance)}"
+        return f"{function}(cast({int(after) + 1} as bigint), cast({int(upto)} as bigint), 'all update old')"
 
     def clock_query(self) -> str:
         return "select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') as now_utc"

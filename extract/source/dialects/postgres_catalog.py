@@ -35,7 +35,9 @@ COLUMNS_CHANGED_SINCE = _COLUMNS.format(
 TABLES = """\
 select table_schema, table_name
 from information_schema.tables
-where table_schema not in ('pg_catalog', 'information_schema', 'tidemark_catalog', 'tidemark_change_tracking')
+where table_schema not in (
+    'pg_catalog', 'information_schema', 'tidemark_catalog', 'tidemark_change_tracking', 'cdc'
+)
     and table_type = 'BASE TABLE'
 order by table_schema, table_name"""
 

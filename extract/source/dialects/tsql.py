@@ -50,6 +50,25 @@ class TsqlDialect(Dialect):
     def changes_relation(self, schema: str, table: str, since: int) -> str:
         return f"changetable(changes {self.table_ref(schema, table)}, {int(since)}) as ct"
 
+    def cdc_installed_query(self) -> str:
+        return "select convert(varchar(1), is_cdc_enabled) from sys.databases where database_id = db_id()"
+
+    def cdc_instances_query(self) -> str:
+        return (
+            "select s.name, t.name, captured.capture_instance, convert(varchar(20), captured.start_lsn, 2),"
+            " convert(varchar(20), sys.fn_cdc_get_min_lsn(captured.capture_instance), 2)"
+            " from cdc.change_tables as captured"
+            " inner join sys.tables as t on t.object_id = captured.source_object_id"
+            " inner join sys.schemas as s on s.schema_id = t.schema_id"
+        )
+
+    def cdc_max_lsn_query(self) -> str:
+        return "select convert(varchar(20), sys.fn_cdc_get_max_lsn(), 2) as max_lsn"
+
+    def cdc_changes(self, instance: str, after: int, upto: int) -> str:
+        function = f"cdc.{self.quote('fn_cdc_get_all_changes_' + instance)}"
+        return f"{function}(sys.fn_cdc_increment_lsn(0x{int(after):020X}), 0x{int(upto):020X}, N'all update old')"
+
     def clock_query(self) -> str:
         # Style 121 keeps all seven fractional digits of datetime2(7).
         return "select convert(varchar(27), sysutcdatetime(), 121) as now_utc"

@@ -1,6 +1,6 @@
-"""Every query the Change Tracking reader sends to SQL Server parses as T-SQL, and names each table and
-column quoted. sqlglot's T-SQL does not know CHANGETABLE(CHANGES t, v): the dialect below teaches it that
-one form, and nothing else is accepted that sqlglot would refuse."""
+"""Every query the Change Tracking and CDC readers send to SQL Server parses as T-SQL, and names each table,
+column and capture instance quoted. sqlglot's T-SQL does not know CHANGETABLE(CHANGES t, v): the dialect
+below teaches it that one form, and nothing else is accepted that sqlglot would refuse."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from sqlglot.errors import ParseError
 from sqlglot.tokens import TokenType
 
 from extract.partitions.plan import Segment
+from extract.source import cdc
 from extract.source.catalog import SourceColumn, SourceTable
 from extract.source.change_tracking import changed_rows_relation, deleted_keys_query
+from extract.source.changed_keys import keys_gone, rows_of_keys
 from extract.source.dialects import TsqlDialect
 from extract.source.dialects.partition_sql import (
     boundary_query,
@@ -116,3 +118,35 @@ def test_every_query_of_a_run_parses_and_quotes_every_name(number: int) -> None:
         "probe",
         "found",
     } | {f"position_{n}" for n in (1, 2)}, query
+
+
+def _cdc_queries() -> list[str]:
+    """What one CDC run sends: the catalog's, the highest LSN, and, over the last image of each key in an
+    LSN range, the count, the partition ends and a partition's rows; then the keys that are gone, and the
+    same two over the keys alone (a run that ends where a newer capture instance begins)."""
+    instance = "Sales]x_Order Lines'"
+    relation = cdc.changed_rows_relation(DIALECT, instance, KEYS, 0x1234, 0xABCDEF)
+    order = tuple(KEYS)
+    keys_only = cdc.changed_keys(DIALECT, instance, KEYS, 0x1234, 0xABCDEF)
+    return [
+        DIALECT.cdc_installed_query(),
+        DIALECT.cdc_instances_query(),
+        DIALECT.cdc_max_lsn_query(),
+        count_query(DIALECT, relation, ""),
+        boundary_query(DIALECT, relation, order, ""),
+        f"select [Qty] from ({segment_query(DIALECT, relation, '[Qty]', order, '')}) tidemark_segment",
+        cdc.deleted_keys_query(DIALECT, instance, KEYS, 0x1234, 0xABCDEF),
+        count_query(DIALECT, rows_of_keys(DIALECT, TABLE, KEYS, keys_only), ""),
+        keys_gone(DIALECT, TABLE, KEYS, keys_only),
+    ]
+
+
+@pytest.mark.parametrize("number", range(9))
+def test_every_query_of_a_cdc_run_parses_and_reads_the_lsn_range_asked(number: int) -> None:
+    query = _cdc_queries()[number]
+    tree = parse(query)
+    if number < 3:
+        return
+    names = {i.this for i in tree.find_all(exp.Identifier) if i.quoted}
+    assert "fn_cdc_get_all_changes_Sales]x_Order Lines'" in names, query
+    assert "sys.fn_cdc_increment_lsn(0x00000000000000001234), 0x00000000000000ABCDEF, N'all update old'" in query
