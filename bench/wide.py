@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,13 +18,14 @@ from typing import Any, Protocol
 import psycopg
 from psycopg import sql
 
-from bench import databases, report, wide_source
+from bench import databases, wide_source
+from bench.alone import run_section
 from bench.databases import BenchDatabases
 from bench.measure import Measured
 from bench.peers import runner
 from bench.peers.wide import DltWide, SlingWide
 from bench.report import print_table
-from bench.tidemark_sync import BUILD, REPO, SyncLoop, TidemarkProject
+from bench.tidemark_sync import BUILD, SyncLoop, TidemarkProject
 
 TABLES = 1000
 ROWS = 1000
@@ -227,23 +227,14 @@ def main() -> int:
     missing = None if args.no_peers else runner.available()
     if missing:
         parser.error(f"the peers are not installed ({missing}): run `make bench-peers`, or pass --no-peers")
-    bench_db = databases.start()
-    started = time.perf_counter()
-    results: dict[str, Any] = {"machine": report.machine(), "wide": {}}
-    name = f"wide-{args.tables}x{args.rows}"
-    try:
-        say = lambda text: print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)  # noqa: E731
-        measure(bench_db, databases.WORK_DIR, say, args.tables, args.rows, not args.no_peers, results["wide"])
-    except Exception as exc:
-        results["failed"] = f"{type(exc).__name__}: {exc}"
-        print(f"\nthe bench failed; what it measured is in {report.write(results, REPO / 'bench' / 'results', name)}")
-        raise
-    finally:
-        databases.stop()
-    print_wide(results)
-    path = report.write(results, REPO / "bench" / "results", name)
-    print(f"\nwritten to {path} ({time.perf_counter() - started:.0f} s)")
-    return 0
+    return run_section(
+        "wide",
+        f"wide-{args.tables}x{args.rows}",
+        lambda bench_db, say, section: measure(
+            bench_db, databases.WORK_DIR, say, args.tables, args.rows, not args.no_peers, section
+        ),
+        print_wide,
+    )
 
 
 if __name__ == "__main__":

@@ -63,19 +63,18 @@ language sql stable as $body$
     where t.object_id = tracked
 $body$;
 
-create or replace function {SCHEMA}.record_insert() returns trigger language plpgsql as $body$
+-- An insert's keys, or a delete's.
+create or replace function {SCHEMA}.record_rows() returns trigger language plpgsql as $body$
 begin
-    insert into {SCHEMA}.changes (object_id, version, operation, key)
-    select tg_relid, cast(cast(pg_current_xact_id() as text) as bigint), 'I', {SCHEMA}.key_of(tg_relid, to_jsonb(n))
-    from new_rows as n;
-    return null;
-end $body$;
-
-create or replace function {SCHEMA}.record_delete() returns trigger language plpgsql as $body$
-begin
-    insert into {SCHEMA}.changes (object_id, version, operation, key)
-    select tg_relid, cast(cast(pg_current_xact_id() as text) as bigint), 'D', {SCHEMA}.key_of(tg_relid, to_jsonb(o))
-    from old_rows as o;
+    if tg_op = 'INSERT' then
+        insert into {SCHEMA}.changes (object_id, version, operation, key)
+        select tg_relid, cast(cast(pg_current_xact_id() as text) as bigint), 'I', {SCHEMA}.key_of(tg_relid, to_jsonb(n))
+        from new_rows as n;
+    else
+        insert into {SCHEMA}.changes (object_id, version, operation, key)
+        select tg_relid, cast(cast(pg_current_xact_id() as text) as bigint), 'D', {SCHEMA}.key_of(tg_relid, to_jsonb(o))
+        from old_rows as o;
+    end if;
     return null;
 end $body$;
 
@@ -154,9 +153,9 @@ def enable_change_tracking(conn: psycopg.Connection, schema: str, table: str) ->
     if not tracked:
         raise ValueError(f"Change Tracking needs a primary key, and {schema}.{table} has none")
     for event, function, referencing in (
-        ("insert", "record_insert", "new table as new_rows"),
+        ("insert", "record_rows", "new table as new_rows"),
         ("update", "record_update", "old table as old_rows new table as new_rows"),
-        ("delete", "record_delete", "old table as old_rows"),
+        ("delete", "record_rows", "old table as old_rows"),
     ):
         conn.execute(
             sql.SQL("create trigger {} after {} on {} referencing {} for each statement execute function {}()").format(

@@ -11,6 +11,7 @@ rows come from the table as it is now (as Change Tracking's do). The next run go
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -73,21 +74,21 @@ class CdcReader(RecordedChangesReader):
         instance, stop = instance_for(self._instances(False), since)
         return instance.name, stop is not None
 
-    def changed_rows(self, since: int, upto: int) -> str:
+    def _query(self, since: int, upto: int, of_keys: Callable[..., str], of_images: Callable[..., str]) -> str:
+        """`of_images` over the change rows' last images; when a newer instance supersedes the one read,
+        `of_keys` over the table's rows of the changed keys."""
         instance, superseded = self._source(since, upto)
         dialect, plan = self.context.dialect, self.plan
         if superseded:
             keys = cdc.changed_keys(dialect, instance, plan.source_keys, since, upto)
-            return rows_of_keys(dialect, plan.table, plan.source_keys, keys)
-        return cdc.changed_rows_relation(dialect, instance, plan.source_keys, since, upto)
+            return of_keys(dialect, plan.table, plan.source_keys, keys)
+        return of_images(dialect, instance, plan.source_keys, since, upto)
+
+    def changed_rows(self, since: int, upto: int) -> str:
+        return self._query(since, upto, rows_of_keys, cdc.changed_rows_relation)
 
     def deleted_keys(self, since: int, upto: int) -> str:
-        instance, superseded = self._source(since, upto)
-        dialect, plan = self.context.dialect, self.plan
-        if superseded:
-            keys = cdc.changed_keys(dialect, instance, plan.source_keys, since, upto)
-            return keys_gone(dialect, plan.table, plan.source_keys, keys)
-        return cdc.deleted_keys_query(dialect, instance, plan.source_keys, since, upto)
+        return self._query(since, upto, keys_gone, cdc.deleted_keys_query)
 
     def any_change(self, since: int, upto: int) -> str:
         instance, _ = self._source(since, upto)
