@@ -51,8 +51,9 @@ def _extract_killed_after(project: Project, reports: int, extra_delay: float) ->
         text=True,
     )
     assert process.stderr is not None
-    seen = 0
+    seen, said = 0, []
     for line in process.stderr:
+        said.append(line)
         report = PROGRESS.search(line)
         # A report that all partitions landed comes too late: the kill is meant for the landing.
         seen += report is not None and report.group(1) != report.group(2)
@@ -60,7 +61,9 @@ def _extract_killed_after(project: Project, reports: int, extra_delay: float) ->
             time.sleep(extra_delay)  # somewhere inside the landing of the next partitions
             process.send_signal(signal.SIGKILL)  # a no-op if it has just finished
             break
-    return process.wait() == 0
+    code = process.wait()
+    assert code in (0, -signal.SIGKILL), "".join(said[-30:])  # failed on its own, not killed
+    return code == 0
 
 
 def landed_partitions(project: Project) -> int:

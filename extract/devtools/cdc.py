@@ -139,32 +139,7 @@ def enable_table(conn: psycopg.Connection, schema: str, table: str, capture_inst
             " for each row execute function {}()"
         ).format(change_table, sql.Identifier(SCHEMA, "stamp_commit"))
     )
-    columns = _columns(conn, relation)
-    arguments = [
-        sql.Literal(text.as_string(conn))
-        for text in (
-            change_table,
-            sql.SQL(", ").join(map(sql.Identifier, keys)),
-            sql.SQL(", ").join(map(sql.Identifier, columns)),
-        )
-    ]
-    for event, referencing in (
-        ("insert", "new table as new_rows"),
-        ("update", "old table as old_rows new table as new_rows"),
-        ("delete", "old table as old_rows"),
-    ):
-        conn.execute(
-            sql.SQL(
-                "create trigger {} after {} on {} referencing {} for each statement execute function {}({})"
-            ).format(
-                sql.Identifier(f"cdc_{instance}_{event}"),
-                sql.SQL(event),
-                relation,
-                sql.SQL(referencing),
-                sql.Identifier(SCHEMA, "capture"),
-                sql.SQL(", ").join(arguments),
-            )
-        )
+    _capture(conn, instance, relation, change_table, keys)
     conn.execute(
         sql.SQL(
             "create function {}(from_lsn bigint, to_lsn bigint, row_filter text) returns setof {} language sql stable"
@@ -186,6 +161,37 @@ def enable_table(conn: psycopg.Connection, schema: str, table: str, capture_inst
         (instance, relation.as_string(conn), schema, table),
     )
     return instance
+
+
+def _capture(
+    conn: psycopg.Connection, instance: str, relation: sql.Identifier, change_table: sql.Identifier, keys: list[str]
+) -> None:
+    """The statement triggers that write the images of the columns the table has now."""
+    arguments = [
+        sql.Literal(text.as_string(conn))
+        for text in (
+            change_table,
+            sql.SQL(", ").join(map(sql.Identifier, keys)),
+            sql.SQL(", ").join(map(sql.Identifier, _columns(conn, relation))),
+        )
+    ]
+    for event, referencing in (
+        ("insert", "new table as new_rows"),
+        ("update", "old table as old_rows new table as new_rows"),
+        ("delete", "old table as old_rows"),
+    ):
+        conn.execute(
+            sql.SQL(
+                "create trigger {} after {} on {} referencing {} for each statement execute function {}({})"
+            ).format(
+                sql.Identifier(f"cdc_{instance}_{event}"),
+                sql.SQL(event),
+                relation,
+                sql.SQL(referencing),
+                sql.Identifier(SCHEMA, "capture"),
+                sql.SQL(", ").join(arguments),
+            )
+        )
 
 
 def _columns(conn: psycopg.Connection, relation: sql.Composable) -> list[str]:

@@ -95,10 +95,10 @@ class SourceSide:
         so that the driver receives one row per range of the hash space, not one per key range too."""
         if len(queries) == 1:
             return self.context.source.rows(queries[0])
-        from pyspark.sql import functions  # Spark only for what is large: a pass that reads little never imports it
-
         url = self.context.settings.source
-        session = self.context.spark
+        session = self.context.spark  # Spark only for what is large: a pass that reads little never imports it
+        from pyspark.sql import functions
+
         try:
             frames = [
                 session.read.jdbc(url.jdbc_url, f"({q}) tidemark_reconcile", properties=url.jdbc_properties())

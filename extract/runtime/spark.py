@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from extract.config.environment import spark_defaults, under_spark_submit
 from extract.core.errors import TidemarkError
 from extract.runtime import class_archive, landing_jar
+from extract.runtime.pyspark_import import import_pyspark
 from extract.runtime.source_jvm import SourceJvm, head_start
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ def spark_conf(
 ) -> SparkConf:
     """The session's settings; `java_options` for the driver JVM default to using the class archive if there is one.
     Spark logs nothing, or its errors when `verbose`."""
+    import_pyspark()
     from pyspark import SparkConf
 
     spark_defaults()
@@ -132,6 +134,7 @@ class SparkRuntime:
 
     def start(self) -> None:
         """Launch the driver JVM with the settings above (spark-submit's --conf), unless it runs."""
+        import_pyspark()
         from pyspark import SparkContext
         from pyspark.java_gateway import launch_gateway
 
@@ -171,6 +174,7 @@ class SparkRuntime:
 
     @property
     def jvm(self) -> Any:
+        import_pyspark()
         from pyspark import SparkContext
 
         self.start()
@@ -178,6 +182,7 @@ class SparkRuntime:
 
     @property
     def gateway(self) -> Any:
+        import_pyspark()
         from pyspark import SparkContext
 
         self.start()
@@ -185,6 +190,7 @@ class SparkRuntime:
 
     @property
     def session(self) -> SparkSession:
+        import_pyspark()
         from pyspark.sql import SparkSession
 
         with self._lock:
