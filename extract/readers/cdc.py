@@ -21,7 +21,7 @@ from extract.planning.table_plan import TablePlan
 from extract.readers.recorded_changes import RecordedChangesReader
 from extract.source import cdc
 from extract.source.changed_keys import keys_gone, rows_of_keys
-from extract.source.recorded_tables import CaptureInstance, RecordedTables, capture_instances
+from extract.source.recorded_tables import CaptureInstance, capture_instances, for_table
 from extract.state.run_log import RunRecord
 
 
@@ -53,9 +53,7 @@ class CdcReader(RecordedChangesReader):
     def _instances(self, fresh: bool) -> tuple[CaptureInstance, ...]:
         if not fresh:
             return () if self.plan.changes is None else self.plan.changes.instances
-        context = self.context
-        found = RecordedTables({}, capture_instances(context.source, context.dialect)).cdc(self.plan.table)
-        return () if found is None else found.instances
+        return for_table(capture_instances(self.context.source, self.context.dialect), self.plan.table) or ()
 
     def oldest_valid(self, since: int, fresh: bool) -> int | None:
         instances = self._instances(fresh)

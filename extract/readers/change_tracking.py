@@ -23,7 +23,7 @@ from extract.source.change_tracking import (
     parse_version,
     version_text,
 )
-from extract.source.recorded_tables import RecordedTables, tracked_tables
+from extract.source.recorded_tables import for_table, tracked_tables
 
 
 @dataclass
@@ -46,9 +46,7 @@ class ChangeTrackingReader(RecordedChangesReader):
     def oldest_valid(self, since: int, fresh: bool) -> int | None:
         if not fresh:
             return None if self.plan.changes is None else self.plan.changes.min_valid
-        context = self.context
-        found = RecordedTables(tracked_tables(context.source, context.dialect), {}).change_tracking(self.plan.table)
-        return None if found is None else found.min_valid
+        return for_table(tracked_tables(self.context.source, self.context.dialect), self.plan.table)
 
     def changed_rows(self, since: int, upto: int) -> str:
         return changed_rows_relation(self.context.dialect, self.plan.table, self.plan.source_keys, since)

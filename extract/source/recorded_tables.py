@@ -43,15 +43,16 @@ class RecordedTables:
     captured: Mapping[tuple[str, str], tuple[CaptureInstance, ...]]
 
     def change_tracking(self, table: SourceTable) -> ChangeSource | None:
-        found = _find(self.tracked, table)
+        found = for_table(self.tracked, table)
         return None if found is None else ChangeSource(CHANGE_TRACKING, found)
 
     def cdc(self, table: SourceTable) -> ChangeSource | None:
-        found = _find(self.captured, table)
+        found = for_table(self.captured, table)
         return None if not found else ChangeSource(CDC, min(i.min_lsn for i in found), found)
 
 
-def _find(by_table: Mapping[tuple[str, str], T], table: SourceTable) -> T | None:
+def for_table(by_table: Mapping[tuple[str, str], T], table: SourceTable) -> T | None:
+    """The entry of `table` in a listing by (schema, table)."""
     found = by_table.get((table.schema, table.name))
     if found is not None:
         return found
