@@ -32,6 +32,7 @@ from extract.project.package import PACKAGE_FOLDER, install_package
 from extract.runtime.spark import SparkRuntime, get_spark
 from extract.sync_table import RunResult, sync_table
 from tests.cli_runner import run_cli
+from tests.dbt_flag_source import look_up_flag_sources_lazily
 from tests.dbt_runner import run_dbt
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,6 +43,7 @@ _counter = itertools.count(1)
 # lives seconds on small data: the client compiler alone and a single-threaded collector spend a third
 # less CPU there than the defaults, whose optimising compiler pays off only on long runs (make bench).
 os.environ.setdefault("JDK_JAVA_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+look_up_flag_sources_lazily()  # before any dbt runs here or in the commands forked from here
 
 
 @pytest.fixture(scope="session")
@@ -96,6 +98,10 @@ class Project:
             "TIDEMARK_PROJECT_DIR": str(root),
             # Exact per-run counts in most tests; the window has tests of its own.
             "TIDEMARK_SAFETY_WINDOW": "0s",
+            # One dbt thread: the two test workers keep both cores busy, and dbt's threads share one
+            # interpreter; more of them cost a third more CPU for the same build (the many-table test of the
+            # command a user runs, tests/test_adventureworks_schema.py, keeps the default).
+            "TIDEMARK_DBT_THREADS": "1",
             # dbt's debug log of every statement costs a build more than its queries, and its JSON
             # artifacts (manifest.json twice, run_results.json) a quarter of a small build; the tests
             # that read them ask for them (`keep_dbt_files`).
