@@ -98,10 +98,6 @@ class Project:
             "TIDEMARK_PROJECT_DIR": str(root),
             # Exact per-run counts in most tests; the window has tests of its own.
             "TIDEMARK_SAFETY_WINDOW": "0s",
-            # One dbt thread: the two test workers keep both cores busy, and dbt's threads share one
-            # interpreter; more of them cost a third more CPU for the same build (the many-table test of the
-            # command a user runs, tests/test_adventureworks_schema.py, keeps the default).
-            "TIDEMARK_DBT_THREADS": "1",
             # dbt's debug log of every statement costs a build more than its queries, and its JSON
             # artifacts (manifest.json twice, run_results.json) a quarter of a small build; the tests
             # that read them ask for them (`keep_dbt_files`).

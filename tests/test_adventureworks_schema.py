@@ -77,7 +77,6 @@ def _without(sample: SampleTable, column: str) -> SampleTable:
 
 
 def test_replicas_follow_rounds_of_schema_changes(project: Project) -> None:
-    del project.env["TIDEMARK_DBT_THREADS"]  # dbt's default threads, as a user's command runs them
     wanted = [s.table.qualified for s in read_sample(ADVENTUREWORKS) if s.table.schema in SCHEMAS]
     type_map = TypeMap(project.root / "seeds")
     loaded = load_sample(ADVENTUREWORKS, project.settings.source, type_map, wanted)
