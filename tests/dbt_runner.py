@@ -13,15 +13,11 @@ import itertools
 import os
 import subprocess
 import sys
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import TypeVar
 
 from extract.runtime.dbt import ignore_absent_seed_columns
-
-T = TypeVar("T")
 
 
 def run_dbt(args: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -33,32 +29,12 @@ def run_dbt(args: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.Co
     out, err = io.StringIO(), io.StringIO()
     with _environment(env), _working_directory(cwd), redirect_stdout(out), redirect_stderr(err):
         ignore_absent_seed_columns()
-        result = _in_a_thread_of_its_own(lambda: dbtRunner().invoke(list(args)))
+        result = dbtRunner().invoke(list(args))
     # dbt's own exit codes: 1 when nodes failed, 2 when dbt itself could not run.
     code = 0 if result.success else (2 if result.exception is not None else 1)
     if result.exception is not None:
         err.write(f"{type(result.exception).__name__}: {result.exception}\n")
     return subprocess.CompletedProcess(["dbt", *args], code, out.getvalue(), err.getvalue())
-
-
-def _in_a_thread_of_its_own(call: Callable[[], T]) -> T:
-    """`call()` from a shallow stack: dbt's adapter reads the source of every frame of the stack it
-    starts in (its behavior flags), and a test's stack under pytest is deep (a fifth of a small build)."""
-    outcome: list[T] = []
-    raised: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            outcome.append(call())
-        except BaseException as error:  # raised again in the caller's thread
-            raised.append(error)
-
-    thread = threading.Thread(target=run, name="dbt")
-    thread.start()
-    thread.join()
-    if raised:
-        raise raised[0]
-    return outcome[0]
 
 
 def _targets_spark(args: list[str]) -> bool:
