@@ -1,7 +1,8 @@
 """distinct_merge against dbt's built-in `merge` and `delete+insert`: one batch of every row, 1% changed.
 
-Each strategy gets its own copy of the replica and the same batch, through the same
-incremental materialization; what differs is the statement that applies the batch.
+Each strategy gets its own copy of the replica and the same batch: distinct_merge through
+tidemark's replica materialization, the others through dbt's incremental one; what differs is
+the statement that applies the batch.
 Between runs: a CHECKPOINT (so full-page images weigh the same for each) and
 autovacuum off on the copies (so the dead tuples left stay countable).
 """
@@ -19,7 +20,6 @@ from psycopg import sql
 
 from bench.measure import run
 from bench.tidemark_sync import DBT, REPO
-from extract.project.model_configs import STRATEGY_MACRO
 from extract.project.package import PACKAGE_FOLDER, install_package
 
 SCHEMA = "merge_cmp"
@@ -53,8 +53,7 @@ sources:
 """
 
 _MODEL = """\
-{{{{ config(materialized='incremental', incremental_strategy='{strategy}', unique_key=['id'],
-    schema='{schema}', on_schema_change='ignore') }}}}
+{{{{ config({materialized}, unique_key=['id'], schema='{schema}', on_schema_change='ignore') }}}}
 
 select * from {{{{ source('{schema}', 'batch') }}}}
 """
@@ -77,13 +76,17 @@ def _write_project(root: Path) -> None:
     shutil.rmtree(root, ignore_errors=True)
     (root / "models").mkdir(parents=True)
     (root / "macros").mkdir()
-    (root / "macros" / "get_incremental_distinct_merge_sql.sql").write_text(STRATEGY_MACRO)
     install_package(root, REPO / PACKAGE_FOLDER)
     shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
     (root / "dbt_project.yml").write_text(_PROJECT)
     (root / "models" / "_merge_cmp__sources.yml").write_text(_SOURCES)
     for strategy in STRATEGIES:
-        body = _MODEL.format(strategy=strategy, schema=SCHEMA)
+        materialized = (
+            "materialized='tidemark_replica'"
+            if strategy == "distinct_merge"
+            else f"materialized='incremental', incremental_strategy='{strategy}'"
+        )
+        body = _MODEL.format(materialized=materialized, schema=SCHEMA)
         (root / "models" / f"{_model_name(strategy)}.sql").write_text(body)
 
 

@@ -113,3 +113,34 @@ def test_a_run_in_a_project_whose_seeds_were_never_loaded_says_how_to_load_them(
     assert fixed.returncode == 0, fixed.stderr[-3000:]
     assert demo.scalar("select count(*) from _migration._migration_state where sync_status = 'success'") == 5
     assert_replicas_equal(demo)
+
+
+def test_a_replica_model_of_the_incremental_kind_is_refused_until_generated_again(demo: Project) -> None:
+    """Replica models were dbt incremental models (strategy distinct_merge) before tidemark's own
+    materialization: such a model, or any other materialization, is refused before it writes anything,
+    with the command that writes it again."""
+    demo.sync_replicas()
+    with demo.source() as conn:
+        conn.execute(
+            """update dbo."Customers" set "CreditLimit" = 1234,
+                "ModifiedDate" = clock_timestamp() at time zone 'UTC' where "CustomerID" = 5"""
+        )
+    model = demo.model_name("dbo.Customers")
+    path = demo.root / "models" / "replica" / f"{model}.sql"
+    path.write_text(
+        path.read_text().replace(
+            "materialized='tidemark_replica'",
+            "materialized='incremental', incremental_strategy='distinct_merge', tmp_relation_type='view'",
+        )
+    )
+    assert demo.cli("--table", "dbo.Customers", "--quiet").returncode == 0
+    merges = demo.scalar("select count(*) from _migration.merge_log")
+    refused = demo.dbt("run", "--select", model, check=False)
+    assert refused.returncode == 1
+    assert "is configured as incremental (strategy distinct_merge), not tidemark_replica" in refused.stdout
+    assert "`tidemark generate`" in refused.stdout
+    assert demo.scalar("select count(*) from _migration.merge_log") == merges
+    demo.generate()
+    demo.dbt("run", "--select", model)
+    assert demo.scalar("select count(*) from _migration.merge_log") == merges + 1
+    assert demo.scalar(f'select creditlimit from "demo__{demo.source_db}__dbo".customers where customerid = 5') == 1234

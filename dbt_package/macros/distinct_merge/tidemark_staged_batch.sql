@@ -17,11 +17,12 @@
     {%- set keys = tidemark.tidemark_key_columns(config.get('unique_key')) -%}
     {%- set tombstones = tidemark.tidemark_tombstones(this) -%}
     {%- set how = (config.get('materialized'), config.get('incremental_strategy')) -%}
-    {%- if execute and how != ('incremental', 'distinct_merge') -%}
-        {#- Any other materialization would replace the replica the extract made; refused before it runs. -#}
+    {%- if execute and how[0] != 'tidemark_replica' -%}
+        {#- Any other materialization would replace the replica the extract made; refused before it runs.
+            (Models generated before tidemark_replica were incremental, strategy distinct_merge.) -#}
         {{ exceptions.raise_compiler_error(
             "model " ~ this ~ " is a tidemark replica but is configured as " ~ how[0] ~ " (strategy " ~ how[1]
-            ~ "), not incremental (distinct_merge): write its model again with `tidemark generate`"
+            ~ "), not tidemark_replica: write its model again with `tidemark generate`"
         ) }}
     {%- endif -%}
     {%- if execute and load_relation(staging) is none -%}

@@ -9,7 +9,12 @@
   as it is. (dbt dispatches to this through the project's search order.)
 -#}
 {% macro default__snapshot_staging_table(strategy, source_sql, target_relation) -%}
-    {%- set changed = tidemark.tidemark_history_changes(config.get('tidemark_replica')) -%}
+    {#- dbt's snapshot asks for its staging twice (to check its types, to build it): the changed
+        keys are looked up once per node, kept in the node's own context (`model`). -#}
+    {%- if 'tidemark_history_changes' not in model -%}
+        {%- do model.update({'tidemark_history_changes': tidemark.tidemark_history_changes(config.get('tidemark_replica'))}) -%}
+    {%- endif -%}
+    {%- set changed = model['tidemark_history_changes'] -%}
     {%- if changed is none -%}
         {{ return(dbt.default__snapshot_staging_table(strategy, source_sql, target_relation)) }}
     {%- endif -%}

@@ -3,10 +3,13 @@
   key and row hashes that Postgres generates for reconcile (extract/reconcile/hashes.py).
   A column the source dropped stays in a replica whose on_schema_change is
   append_new_columns, with the values it had: the batch does not hold it.
+  `landed`, the batch's column names, is asked of the database when not given.
 -#}
-{% macro tidemark_replica_columns(columns, batch) -%}
+{% macro tidemark_replica_columns(columns, batch, landed=none) -%}
     {%- set generated = [tidemark.tidemark_contract('key_hash_column'), tidemark.tidemark_contract('row_hash_column')] -%}
-    {%- set landed = adapter.get_columns_in_relation(batch) | map(attribute='name') | list -%}
+    {%- if landed is none -%}
+        {%- set landed = adapter.get_columns_in_relation(batch) | map(attribute='name') | list -%}
+    {%- endif -%}
     {%- set own = [] -%}
     {%- for column in columns -%}
         {%- if column.name not in generated and column.name in landed -%}{%- do own.append(column) -%}{%- endif -%}

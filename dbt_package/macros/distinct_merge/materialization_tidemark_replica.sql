@@ -1,0 +1,50 @@
+{#-
+  How a replica is built: the distinct merge of its pending batch, under the
+  table's merge lock (the model's pre-hook), in one transaction. The extract
+  creates every replica (typed, with its primary key) before its first merge,
+  so there is one path, not dbt's incremental materialization with its
+  full-refresh and schema-change branches: that one asks the database for a
+  replica's columns four times per build and for its emptiness once more,
+  which on hundreds of replicas costs more than the merges. Here the batch's
+  temporary view, the replica's columns and whether it is empty come from two
+  statements (tidemark_merge_shapes).
+-#}
+{% materialization tidemark_replica, adapter='postgres' -%}
+    {%- set existing = load_cached_relation(this) -%}
+    {%- if existing is none or not existing.is_table -%}
+        {{ exceptions.raise_compiler_error(
+            "replica " ~ this ~ " is not a table in the target database: the extract creates it; run "
+            ~ "python -m extract for this table before dbt build, or leave the model out with --exclude"
+        ) }}
+    {%- endif -%}
+    {%- set batch = make_temp_relation(this).incorporate(type='view') -%}
+
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+    {% call statement('tidemark_batch') -%}
+        create temporary view {{ batch }} as (
+            {{ sql }}
+        )
+    {%- endcall %}
+    {%- set shapes = tidemark.tidemark_merge_shapes(this, batch) -%}
+
+    {% call statement('main') -%}
+        {{ tidemark.tidemark_distinct_merge_sql(
+            this, batch, config.get('unique_key'), shapes['replica'], shapes['batch'], shapes['empty']
+        ) }}
+    {%- endcall %}
+
+    {% do apply_grants(this, config.get('grants'), should_revoke=true) %}
+    {% do persist_docs(this, model) %}
+    {{ run_hooks(post_hooks, inside_transaction=True) }}
+    {% do adapter.commit() %}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {{ return({'relations': [this]}) }}
+{%- endmaterialization %}
+
+{% materialization tidemark_replica, default -%}
+    {{ exceptions.raise_compiler_error(
+        "tidemark replicas are built on PostgreSQL only; adapter " ~ target.type ~ " is not supported"
+    ) }}
+{%- endmaterialization %}
