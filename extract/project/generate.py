@@ -24,7 +24,7 @@ from extract.config.urls import DatabaseUrl
 from extract.core.quoting import dbt_text, jinja_string
 from extract.core.sql_contract import HISTORY_SUFFIX
 from extract.planning.table_plan import TablePlan
-from extract.project.model_configs import LAKE_CONFIG, REPLICA_CONFIG, SQL_HEADER
+from extract.project.model_configs import LAKE_CONFIG, REPLICA_CONFIG, SNAPSHOT_MATERIALIZATION, SQL_HEADER
 from extract.project.model_docs import asof_history_doc, model_doc, snapshot_doc, texts, without_snapshot
 from extract.project.parse_cache import drop_if_it_parsed_another
 
@@ -217,6 +217,8 @@ def write_project_files(project_dir: Path, plans: Sequence[TablePlan], origin: O
     _clear_generated(macros)
     macro = macros / "tidemark_replica_models.sql"
     macro.write_text(replica_models_macro(plans))
-    written.append(macro)
+    materialization = macros / "snapshot_materialization.sql"
+    materialization.write_text(SNAPSHOT_MATERIALIZATION)
+    written += [macro, materialization]
     drop_if_it_parsed_another(project_dir, snapshots_yml, texts[snapshots_yml])
     return written

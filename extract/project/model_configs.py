@@ -18,3 +18,15 @@ LAKE_CONFIG = (
     "{{ config(enabled=(target.type == 'spark'), materialized='incremental', incremental_strategy='insert_overwrite',"
     " file_format='parquet', partition_by=['_tidemark_sync_date']) }}\n"
 )
+
+#: dbt builds every snapshot with its materialization named snapshot, which only the project itself may
+#: replace: a replica's history (a snapshot configured with tidemark_replica) goes to tidemark's, any
+#: other snapshot to dbt's own.
+SNAPSHOT_MATERIALIZATION = SQL_HEADER + (
+    "{% materialization snapshot, adapter='postgres' -%}\n"
+    "    {%- if config.get('tidemark_replica') -%}\n"
+    "        {{ return(tidemark.materialization_tidemark_history_postgres()) }}\n"
+    "    {%- endif -%}\n"
+    "    {{ return(dbt.materialization_snapshot_default()) }}\n"
+    "{%- endmaterialization %}\n"
+)

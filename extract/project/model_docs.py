@@ -127,7 +127,8 @@ def snapshot_doc(plan: TablePlan) -> dict[str, Any]:
             "strategy": "check",
             "check_cols": texts([postgres_identifier(c) for c in checkable]) or "all",
             "hard_deletes": "invalidate",
-            # The history compares the keys the replica's merges changed (dbt_package/macros/history/).
+            # Built by tidemark's history materialization, which compares the keys the replica's merges
+            # changed (dbt_package/macros/history/, through the project's snapshot materialization).
             "tidemark_replica": texts([plan.names.schema, plan.names.table]),
             "pre_hook": "{{ tidemark.tidemark_history_lock() }}",
             "post_hook": "{{ tidemark.tidemark_history_compared() }}",
