@@ -144,3 +144,19 @@ def test_a_replica_model_of_the_incremental_kind_is_refused_until_generated_agai
     demo.dbt("run", "--select", model)
     assert demo.scalar("select count(*) from _migration.merge_log") == merges + 1
     assert demo.scalar(f'select creditlimit from "demo__{demo.source_db}__dbo".customers where customerid = 5') == 1234
+
+
+def test_the_state_view_is_made_again_only_when_it_is_not_the_one_of_this_definition(demo: Project) -> None:
+    demo.sync_replicas()
+    view = "select to_regclass('_migration._migration_state')::oid"
+    comment = "select obj_description(to_regclass('_migration._migration_state'), 'pg_class')"
+    made, marker = demo.scalar(view), demo.scalar(comment)
+    assert marker.startswith("tidemark view ")
+    demo.dbt("build", "--select", "state")
+    assert (demo.scalar(view), demo.scalar(comment)) == (made, marker)
+    # A view tidemark did not make as it is (here, a comment of a user's) is made again, the same.
+    with demo.target() as conn:
+        conn.execute("comment on view _migration._migration_state is 'my notes'")
+    demo.dbt("build", "--select", "state")
+    assert demo.scalar(view) != made and demo.scalar(comment) == marker
+    assert demo.scalar("select count(*) from _migration._migration_state where sync_status = 'success'") == 5
