@@ -184,3 +184,20 @@ def test_the_history_compares_the_changed_keys_and_equals_a_full_snapshot(projec
         )
     project.dbt("snapshot")
     assert _current_differs(project, parts) == []
+
+
+def test_a_history_configured_as_another_kind_of_snapshot_is_refused(project: Project) -> None:
+    """tidemark's history materialization makes dbt's check snapshot with hard deletes invalidated; a history
+    configured otherwise (by hand, in a generated file) is refused, not built with another meaning."""
+    names = _setup(project)
+    project.extract()
+    snapshots = project.root / "snapshots" / "_replica__snapshots.yml"
+    generated = yaml.safe_load(snapshots.read_text())
+    generated["snapshots"][0]["config"]["hard_deletes"] = "new_record"
+    snapshots.write_text(yaml.safe_dump(generated))
+    refused = project.dbt("build", "--select", generated["snapshots"][0]["name"], check=False)
+    assert refused.returncode == 1
+    assert "not as strategy check with hard_deletes new_record" in refused.stdout, refused.stdout[-2000:]
+    assert "`tidemark generate`" in refused.stdout
+    history = names["Parts" if generated["snapshots"][0]["name"].endswith("parts__history") else "Tagged"]["history"]
+    assert project.scalar(f"select to_regclass('{history}')") is None

@@ -35,16 +35,6 @@
         ) }}
     {%- endcall %}
 
-    {% do apply_grants(this, config.get('grants'), should_revoke=true) %}
-    {% do persist_docs(this, model) %}
-    {{ run_hooks(post_hooks, inside_transaction=True) }}
-    {% do adapter.commit() %}
-    {{ run_hooks(post_hooks, inside_transaction=False) }}
-    {{ return({'relations': [this]}) }}
+    {{ return(tidemark.tidemark_built(true)) }}
 {%- endmaterialization %}
 
-{% materialization tidemark_replica, default -%}
-    {{ exceptions.raise_compiler_error(
-        "tidemark replicas are built on PostgreSQL only; adapter " ~ target.type ~ " is not supported"
-    ) }}
-{%- endmaterialization %}

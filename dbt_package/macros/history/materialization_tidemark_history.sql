@@ -15,6 +15,13 @@
     {%- if existing is not none and not existing.is_table -%}
         {% do exceptions.relation_wrong_type(existing, 'table') %}
     {%- endif -%}
+    {%- set how = (config.get('strategy'), adapter.get_hard_deletes_behavior(config)) -%}
+    {%- if how != ('check', 'invalidate') or config.get('dbt_valid_to_current') -%}
+        {{ exceptions.raise_compiler_error(
+            "history " ~ this ~ " is built as dbt's check snapshot with hard deletes invalidated, not as strategy "
+            ~ how[0] ~ " with hard_deletes " ~ how[1] ~ " (or a dbt_valid_to_current): write it again with `tidemark generate`"
+        ) }}
+    {%- endif -%}
     {%- set names = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
     {%- set keys = tidemark.tidemark_history_keys(config.get('unique_key')) -%}
     {%- set now = snapshot_get_time() -%}
@@ -48,16 +55,6 @@
         {{ build_sql }}
     {%- endcall %}
 
-    {% do apply_grants(this, config.get('grants'), should_revoke=existing is not none) %}
-    {% do persist_docs(this, model) %}
-    {{ run_hooks(post_hooks, inside_transaction=True) }}
-    {% do adapter.commit() %}
-    {{ run_hooks(post_hooks, inside_transaction=False) }}
-    {{ return({'relations': [this]}) }}
+    {{ return(tidemark.tidemark_built(existing is not none)) }}
 {%- endmaterialization %}
 
-{% materialization tidemark_history, default -%}
-    {{ exceptions.raise_compiler_error(
-        "tidemark histories are built on PostgreSQL only; adapter " ~ target.type ~ " is not supported"
-    ) }}
-{%- endmaterialization %}
