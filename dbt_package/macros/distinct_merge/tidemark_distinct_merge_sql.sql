@@ -8,11 +8,11 @@
   plain insert instead, or becomes a first sync's own table (tidemark_first_sync_sql). The merged staging rows stay:
   the next extract of the table clears them (a TRUNCATE, not a delete here). The
   caller (the tidemark_replica materialization) commits it in the same transaction
-  as the merge lock taken by the pre-hook. The batch's column names and whether the
-  replica is empty are asked here unless the caller knows them (tidemark_merge_shapes).
+  as the merge lock taken by the pre-hook, after asking for the batch's column names
+  and whether the replica is empty (tidemark_merge_shapes).
 -#}
-{% macro tidemark_distinct_merge_sql(target, source, unique_key, all_dest_columns, batch_columns=none, replica_empty=none) -%}
-    {%- set dest_columns = tidemark.tidemark_replica_columns(all_dest_columns, source, batch_columns) -%}
+{% macro tidemark_distinct_merge_sql(target, source, unique_key, all_dest_columns, batch_columns, replica_empty) -%}
+    {%- set dest_columns = tidemark.tidemark_replica_columns(all_dest_columns, batch_columns) -%}
     {%- set keys = tidemark.tidemark_key_columns(unique_key) -%}
     {%- set tombstones = tidemark.tidemark_tombstones(target) -%}
     {%- set all_columns = tidemark.tidemark_quoted_names(dest_columns | map(attribute='name')) | join(', ') -%}
@@ -22,8 +22,7 @@
     {%- endfor -%}
     {%- set table_key = tidemark.tidemark_table_key(target) -%}
     {%- set landed = tidemark.tidemark_landed_first_sync(target, table_key) -%}
-    {%- set empty = replica_empty if replica_empty is not none else tidemark.tidemark_relation_is_empty(target) -%}
-    {%- if landed is not none or empty -%}
+    {%- if landed is not none or replica_empty -%}
         {{ return(tidemark.tidemark_first_sync_sql(target, source, dest_columns, table_key, landed)) }}
     {%- endif %}
     {%- set record = config.get('tidemark_record_id') -%}

@@ -1,15 +1,12 @@
 {#-
-  The replica's columns a merge writes from `batch`: those the batch holds, less the
+  The replica's columns a merge writes from its batch: those the batch holds, less the
   key and row hashes that Postgres generates for reconcile (extract/reconcile/hashes.py).
   A column the source dropped stays in a replica whose on_schema_change is
   append_new_columns, with the values it had: the batch does not hold it.
-  `landed`, the batch's column names, is asked of the database when not given.
+  `landed`: the batch's column names.
 -#}
-{% macro tidemark_replica_columns(columns, batch, landed=none) -%}
+{% macro tidemark_replica_columns(columns, landed) -%}
     {%- set generated = [tidemark.tidemark_contract('key_hash_column'), tidemark.tidemark_contract('row_hash_column')] -%}
-    {%- if landed is none -%}
-        {%- set landed = adapter.get_columns_in_relation(batch) | map(attribute='name') | list -%}
-    {%- endif -%}
     {%- set own = [] -%}
     {%- for column in columns -%}
         {%- if column.name not in generated and column.name in landed -%}{%- do own.append(column) -%}{%- endif -%}
