@@ -164,7 +164,7 @@ def _empty_in(context: RunContext, chunk: list[_Probe]) -> list[_Probe]:
         for number, p in enumerate(chunk)
     )
     try:
-        rows = context.source.rows(query)
+        rows = context.source.query(query)
     except SourceError:
         return []  # each table's run says what failed
     with_rows = {int(str(number)) for number, found in rows if str(found) == "1"}

@@ -94,7 +94,7 @@ class SourceSide:
         """The rows of `queries`; with `by_node`, a level's figures summed over the key ranges in Spark,
         so that the driver receives one row per range of the hash space, not one per key range too."""
         if len(queries) == 1:
-            return self.context.source.rows(queries[0])
+            return self.context.source.query(queries[0])
         url = self.context.settings.source
         session = self.context.spark  # Spark only for what is large: a pass that reads little never imports it
         from pyspark.sql import functions

@@ -33,29 +33,10 @@ class JdbcConnection:
             raise SourceError(f"cannot connect to {url.display}: {_java_message(exc)}") from None
 
     def query(self, sql: str, params: Sequence[str] = (), max_rows: int = 0) -> list[tuple[str | None, ...]]:
-        """The rows of `sql` (its ? parameters bound to `params`); with `max_rows`, the server stops there."""
-        if not params and not max_rows:
-            return self.rows(sql)  # one call into the JVM, not one per value (a listing of 1,000 tables)
+        """The rows of `sql` (its ? parameters bound to `params`); with `max_rows`, the server stops there.
+        The whole result comes back in one call into the JVM, not one per value."""
         try:
-            statement = self._conn.prepareStatement(sql)
-            statement.setMaxRows(max_rows)
-            for index, value in enumerate(params, start=1):
-                statement.setString(index, value)
-            result = statement.executeQuery()
-            width = result.getMetaData().getColumnCount()
-            rows = []
-            while result.next():
-                rows.append(tuple(result.getString(i) for i in range(1, width + 1)))
-            statement.close()
-            return rows
-        except Exception as exc:
-            raise SourceError(f"query on {self._url.display} failed: {_java_message(exc)}") from None
-
-    def rows(self, sql: str) -> list[tuple[str | None, ...]]:
-        """The whole result of `sql` (no parameters) in one call into the JVM: for results of many rows,
-        which `query` reads value by value."""
-        try:
-            encoded = bytes(self._jvm.tidemark.landing.QueryRows.read(self._conn, sql))
+            encoded = bytes(self._jvm.tidemark.landing.QueryRows.read(self._conn, sql, encode_values(params), max_rows))
         except Exception as exc:
             raise SourceError(f"query on {self._url.display} failed: {_java_message(exc)}") from None
         return decode_rows(encoded)
@@ -81,6 +62,19 @@ def _java_message(exc: BaseException) -> str:
         if "Exception:" in line:
             return line.split("Exception:", 1)[1].strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def encode_values(values: Sequence[str | None]) -> bytes:
+    """Values as tidemark.landing.QueryRows reads its parameters: per value a length (-1: NULL) and its
+    UTF-8 bytes."""
+    parts = []
+    for value in values:
+        if value is None:
+            parts.append(struct.pack(">i", -1))
+        else:
+            text = value.encode("utf-8")
+            parts.append(struct.pack(">i", len(text)) + text)
+    return b"".join(parts)
 
 
 def decode_rows(encoded: bytes) -> list[tuple[str | None, ...]]:

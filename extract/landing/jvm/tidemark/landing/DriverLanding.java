@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
 import org.apache.spark.executor.InputMetrics;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.execution.datasources.jdbc.JDBCOptions;
-import org.apache.spark.sql.execution.datasources.jdbc.JDBCRDD;
+import org.apache.spark.sql.execution.datasources.jdbc.JDBCRDD$;
 import org.apache.spark.sql.execution.datasources.jdbc.JdbcUtils$;
 import org.apache.spark.sql.jdbc.JdbcDialect;
 import org.apache.spark.sql.jdbc.JdbcDialects;
@@ -60,15 +60,21 @@ public final class DriverLanding {
             JDBCOptions options = new JDBCOptions(sourceUrl, relation, scala.collection.immutable.Map$.MODULE$.from(
                     CollectionConverters.asScala(settings)));
             JdbcDialect dialect = JdbcDialects.get(sourceUrl);
-            StructField[] fields = Arrays.copyOf(JDBCRDD.resolveTable(options).fields(), targetTypes.length);
-            String columns = Arrays.stream(fields)
-                    .map(field -> dialect.quoteIdentifier(field.name()))
-                    .collect(Collectors.joining(", "));
-            String query = "SELECT " + columns + " FROM " + relation + " WHERE " + filter;
-            PartitionLander lander = CopyLanding.lander(
-                    fields, targetTypes, targetUrl, targetProperties, copyStatement, markStatement, runId,
-                    tagged, new int[] {partitionNumber});
+            // One connection resolves the relation's schema and reads its rows: a connection costs
+            // more than either query on a small batch.
             try (Connection source = dialect.createConnectionFactory(options).apply(-1)) {
+                JDBCRDD$ resolver = JDBCRDD$.MODULE$;
+                StructField[] fields = Arrays.copyOf(
+                        resolver.resolveTable(options, source, resolver.resolveTable$default$3(),
+                                resolver.resolveTable$default$4()).fields(),
+                        targetTypes.length);
+                String columns = Arrays.stream(fields)
+                        .map(field -> dialect.quoteIdentifier(field.name()))
+                        .collect(Collectors.joining(", "));
+                String query = "SELECT " + columns + " FROM " + relation + " WHERE " + filter;
+                PartitionLander lander = CopyLanding.lander(
+                        fields, targetTypes, targetUrl, targetProperties, copyStatement, markStatement, runId,
+                        tagged, new int[] {partitionNumber});
                 dialect.beforeFetch(source, options);
                 try (PreparedStatement statement =
                         source.prepareStatement(query, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {

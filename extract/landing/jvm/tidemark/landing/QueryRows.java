@@ -8,6 +8,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
 
 /**
  * A query's whole result as one byte array, for the Python driver: each value as its text, a
@@ -19,10 +21,32 @@ public final class QueryRows {
     }
 
     public static byte[] read(Connection connection, String sql) throws SQLException, IOException {
+        return read(connection, sql, new byte[0], 0);
+    }
+
+    /**
+     * The rows of {@code sql}, at most {@code maxRows} (0: all), its parameters bound as strings:
+     * {@code parameters} holds them in the format of the result (lengths then UTF-8 bytes, no width),
+     * so that binding them costs no call each either.
+     */
+    public static byte[] read(Connection connection, String sql, byte[] parameters, int maxRows)
+            throws SQLException, IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream out = new DataOutputStream(bytes);
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setFetchSize(10000);
+            statement.setMaxRows(maxRows);
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(parameters));
+            for (int index = 1; in.available() > 0; index++) {
+                int length = in.readInt();
+                if (length < 0) {
+                    statement.setString(index, null);
+                } else {
+                    byte[] text = new byte[length];
+                    in.readFully(text);
+                    statement.setString(index, new String(text, StandardCharsets.UTF_8));
+                }
+            }
             try (ResultSet rows = statement.executeQuery()) {
                 int width = rows.getMetaData().getColumnCount();
                 out.writeInt(width);
