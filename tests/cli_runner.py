@@ -35,6 +35,7 @@ def run_cli(
     args: Sequence[str], env: Mapping[str, str], cwd: Path, timeout: float = 600
 ) -> subprocess.CompletedProcess[str]:
     """Run the command in a fork with `env` as its whole environment; what it printed, and its exit code."""
+    _import_what_it_needs(args)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -47,6 +48,14 @@ def run_cli(
         stdout = out.read().decode(errors="replace")
         stderr = err.read().decode(errors="replace")
     return subprocess.CompletedProcess([sys.executable, "-m", "extract", *args], code, stdout, stderr)
+
+
+def _import_what_it_needs(args: Sequence[str]) -> None:
+    """great_expectations, which a command imports when it needs it, imported by the worker the first time
+    one does: it takes seconds, and each fork would import it again."""
+    if args and args[0] == "check":
+        import extract.quality.checkpoint_run
+        import extract.quality.gx_project  # noqa: F401
 
 
 def _wait(pid: int, timeout: float, args: Sequence[str]) -> int:

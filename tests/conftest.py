@@ -34,6 +34,7 @@ from extract.sync_table import RunResult, sync_table
 from tests.cli_runner import run_cli
 from tests.dbt_flag_source import look_up_flag_sources_lazily
 from tests.dbt_runner import run_dbt
+from tests.parse_stash import keep_parse, put_back_parse
 
 REPO = Path(__file__).resolve().parent.parent
 DATASETS = REPO.parent / "shared" / "datasets"
@@ -105,6 +106,8 @@ class Project:
             "DBT_WRITE_JSON": "false",
         }
         self._planner: Planner | None = None
+        #: Whether generate puts back a parse dbt made of the same snapshots file (tests/parse_stash.py).
+        self.reuse_parses = True
 
     def keep_dbt_files(self) -> None:
         """dbt writes its log file (logs/dbt.log) at dbt's own level and its JSON artifacts (target/
@@ -151,7 +154,10 @@ class Project:
 
     def generate(self) -> None:
         plans = [self.planner.plan(c) for c in self.planner.enabled_tables()]
+        keep_parse(self.root)
         write_project_files(self.root, plans, Origin.of(self.settings.source, self.planner.aliases))
+        if self.reuse_parses:
+            put_back_parse(self.root)
 
     def extract(self, table: str | None = None, observer: Observer | None = None) -> list[RunResult]:
         configs = [self.planner.find(table)] if table else self.planner.enabled_tables()
@@ -264,6 +270,7 @@ def _project_slot(base: Path) -> Iterator[tuple[Path, str]]:
                     path.unlink()
         yield root, f"{os.getpid()}_s{index}"
     finally:
+        keep_parse(root)
         _slots[root] = False
 
 

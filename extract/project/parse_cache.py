@@ -28,11 +28,16 @@ def drop_if_it_parsed_another(project_dir: Path, written: Path, text: str) -> No
 
 
 def _parsed_another(cache: Path, relative: str, text: str) -> bool:
-    """dbt names a file `project://path` and keeps the sha256 of its contents, stripped, as it read them."""
+    return parsed_checksums(cache, relative) != {hashlib.sha256(text.strip().encode()).hexdigest()}
+
+
+def parsed_checksums(cache: Path, relative: str) -> set[str] | None:
+    """The checksums of the versions of file `relative` the cache parsed: dbt names a file
+    `project://path` and keeps the sha256 of its contents, stripped, as it read them. None for a cache
+    this cannot read, which dbt may misread too."""
     try:
         files: dict[str, Any] = msgpack.unpackb(cache.read_bytes(), strict_map_key=False)["files"]
         known = [entry for file_id, entry in files.items() if file_id.partition("://")[2] == relative]
-        checksums = {str(entry["checksum"]["checksum"]) for entry in known}
-    except Exception:  # a cache this cannot read is one dbt may misread too
-        return True
-    return checksums != {hashlib.sha256(text.strip().encode()).hexdigest()}
+        return {str(entry["checksum"]["checksum"]) for entry in known}
+    except Exception:
+        return None
