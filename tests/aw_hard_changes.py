@@ -4,6 +4,7 @@ bumped) and whole keys swapped between two rows (cursor left)."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -15,6 +16,8 @@ from extract.devtools.sample import SampleTable
 from tests.aw_changes import CURSOR, INT_TYPES, NOW, TEXT_TYPES, _ident, _key_match, _keys, _new_code, _text_column
 
 Key = tuple[object, ...]
+#: The share of each table's rows a round deletes.
+DELETED_SHARE = 0.02
 
 
 def _changeable(sample: SampleTable) -> str | None:
@@ -96,7 +99,8 @@ def apply_hard_round(
     conn: psycopg.Connection, samples: Sequence[SampleTable], seed: int, with_record_id: set[str]
 ) -> dict[str, Counter[str]]:
     """One round over every table with at least six rows; returns, per table, how many of each kind
-    were made, key changes and swapped rows counted apart for tables with a record id (`with_record_id`)."""
+    were made, key changes and swapped rows counted apart for tables with a record id (`with_record_id`).
+    It deletes 2% of each table's rows (one at least), as a reconcile's default guard lets go."""
     rng = random.Random(seed)
     made: dict[str, Counter[str]] = {}
     for sample in samples:
@@ -106,7 +110,9 @@ def apply_hard_round(
         picked = rng.sample(keys, 6)
         table = made.setdefault(sample.table.qualified, Counter())
         table["backdated"] += _backdate(conn, sample, picked[:2], f"b{seed}")
-        table["deleted"] += _delete(conn, sample, picked[2:3])
+        chosen = set(picked)
+        others = rng.sample([k for k in keys if k not in chosen], math.ceil(len(keys) * DELETED_SHARE) - 1)
+        table["deleted"] += _delete(conn, sample, [picked[2], *others])
         maker = KeyMaker(sample, keys, rng)
         if maker.column is None:
             continue

@@ -252,6 +252,18 @@ CASES = [
     Case("seed empty", ["--all"], "sync_tables.csv", seeds={"sync_tables.csv": ""}),
     Case("seed flag", ["--all"], "'maybe'", seeds=sync_tables("dbo,Customers,,,maybe")),
     Case(
+        "seed delete share",
+        ["reconcile", "--all"],
+        "max_delete_share must be a share of the replica such as 10% or 0.1, not '150%'",
+        seeds={"sync_tables.csv": "source_schema,source_table,max_delete_share\ndbo,Customers,150%\n"},
+    ),
+    Case(
+        "seed delete rows",
+        ["reconcile", "--all"],
+        "max_delete_rows must be a whole number of rows, not 'many'",
+        seeds={"sync_tables.csv": "source_schema,source_table,max_delete_rows\ndbo,Customers,many\n"},
+    ),
+    Case(
         "key column twice",
         ["--all"],
         "'CustomerID' twice",

@@ -1,5 +1,6 @@
-"""What a reconcile refuses, reports and leaves alone: mass deletes, an empty source, NULL keys, runs
-that wait for a merge, recent changes (the sync's), and a dry run."""
+"""What a reconcile refuses, reports and leaves alone: an empty source, NULL keys, runs that wait for a
+merge, recent changes (the sync's), and a dry run. The delete guard has tests of its own
+(test_reconcile_guard.py)."""
 
 from __future__ import annotations
 
@@ -42,22 +43,6 @@ def _replica(project: Project) -> str:
 def _nothing_landed(project: Project) -> None:
     assert project.scalar("select count(*) from _migration.pending_runs") == 0
     assert project.scalar("select count(*) from _migration.delete_log") == 0
-
-
-def test_a_mass_delete_is_refused_until_allowed(synced: Project) -> None:
-    with synced.source() as conn:
-        conn.execute('delete from dbo."Items" where "Id" <= 20')
-    refused = synced.cli("reconcile", "--table", "dbo.Items", "--dbt", "build")
-    assert refused.returncode == 1
-    assert "20 of the replica's 100 rows (20.0%) would be deleted" in refused.stderr
-    assert "--allow-mass-delete" in refused.stderr
-    _nothing_landed(synced)
-    assert _replica_rows(synced) == ROWS
-    allowed = synced.cli("reconcile", "--table", "dbo.Items", "--dbt", "build", "--allow-mass-delete")
-    assert allowed.returncode == 0, allowed.stderr[-2000:]
-    assert _replica_rows(synced) == ROWS - 20
-    assert synced.scalar("select count(*) from _migration.delete_log") == 20
-    assert_replicas_equal(synced)
 
 
 def test_an_empty_source_is_refused(synced: Project) -> None:

@@ -34,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--allow-mass-delete",
         action="store_true",
-        help="delete even when the source is empty or more than TIDEMARK_RECONCILE_MAX_DELETE_SHARE would go",
+        help="delete even when the source is empty, or more rows than the guard allows would go (docs/reconcile.md)",
     )
     parser.add_argument(
         "--dbt",

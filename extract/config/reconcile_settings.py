@@ -13,6 +13,7 @@ class ReconcileSettings:
     factor: int
     leaf_rows: int
     max_delete_share: float  # 0..1
+    max_delete_rows: int
     driver_rows: int
     pairs_rows: int
 
@@ -22,6 +23,7 @@ def reconcile_settings(env: Mapping[str, str]) -> ReconcileSettings:
         factor=spec.RECONCILE_FACTOR.value(env),
         leaf_rows=spec.RECONCILE_LEAF_ROWS.value(env),
         max_delete_share=spec.RECONCILE_MAX_DELETE_SHARE.value(env),
+        max_delete_rows=spec.RECONCILE_MAX_DELETE_ROWS.value(env),
         driver_rows=spec.RECONCILE_DRIVER_ROWS.value(env),
         pairs_rows=spec.RECONCILE_PAIRS_ROWS.value(env),
     )

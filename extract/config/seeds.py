@@ -15,6 +15,8 @@ NAME_COLUMNS = frozenset({"source_schema", "source_table", "cursor_column", "pri
 POLICIES = ("evolve", "append_new_columns", "fail")
 #: How a table's changes are found, automatic first (extract/planning/reader_choice.py decides).
 READERS = ("auto", "change_tracking", "cdc", "rowversion", "clock", "full")
+#: The reconcile guard's columns, each as its setting takes it (TIDEMARK_RECONCILE_MAX_DELETE_...).
+GUARD_COLUMNS = ("max_delete_share", "max_delete_rows")
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
@@ -37,6 +39,9 @@ class SyncTable:
     on_schema_change: str = "evolve"
     #: How its changes are found: one of READERS.
     reader: str = "auto"
+    #: The reconcile's guard for this table, where it differs from the settings' (None: the setting's).
+    max_delete_share: float | None = None
+    max_delete_rows: int | None = None
 
     @property
     def key(self) -> str:
@@ -121,6 +126,7 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
             "unique_keys",
             "on_schema_change",
             "reader",
+            *GUARD_COLUMNS,
         },
         exact=NAME_COLUMNS,
     )
@@ -142,6 +148,8 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
             unique_keys=unique,
             on_schema_change=_choice(path, number, "on_schema_change", row.get("on_schema_change", ""), POLICIES),
             reader=_choice(path, number, "reader", row.get("reader", ""), READERS),
+            max_delete_share=_guard_share(path, number, row),
+            max_delete_rows=_guard_rows(path, number, row),
         )
         if (table.source_schema, table.source_table) in seen:
             raise TidemarkError(f"{path} line {number}: {table.key} is listed twice")
@@ -150,6 +158,22 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     if not tables:
         raise TidemarkError(f"{path} lists no table: add a line source_schema,source_table for each table to sync")
     return tables
+
+
+# The guard's values are read as their settings take them; imported here, as values.py imports naming.py,
+# which imports this module.
+def _guard_share(path: Path, number: int, row: dict[str, str]) -> float | None:
+    from extract.config.values import SHARE
+
+    text = row.get("max_delete_share", "")
+    return SHARE(text, f"{path} line {number}: max_delete_share") if text else None
+
+
+def _guard_rows(path: Path, number: int, row: dict[str, str]) -> int | None:
+    from extract.config.values import ROWS
+
+    text = row.get("max_delete_rows", "")
+    return ROWS(text, f"{path} line {number}: max_delete_rows") if text else None
 
 
 def _choice(path: Path, number: int, column: str, value: str, choices: tuple[str, ...]) -> str:

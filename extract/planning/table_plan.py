@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, fields
 
 from extract.config.naming import TargetNames
-from extract.config.seeds import SyncTable
+from extract.config.seeds import GUARD_COLUMNS, SyncTable
 from extract.core.state_schema import StateSchema
 from extract.source.catalog import SourceColumn, SourceTable
 from extract.source.recorded_tables import ChangeSource
@@ -35,7 +35,8 @@ class TablePlan:
             [[astuple(c.source), c.target_name, c.target_type, c.transfer] for c in self.columns],
             self.key_columns,
             self.cursor and self.cursor.name,
-            astuple(self.config),
+            # Not the reconcile's guard: it does not change what the replica is built to.
+            [getattr(self.config, f.name) for f in fields(self.config) if f.name not in GUARD_COLUMNS],
         )
         if self.changes is not None:
             shape += (self.changes.reader,)

@@ -27,7 +27,7 @@ from extract.readers.table_reader import RunLogReader
 from extract.reconcile.boundary import KeyBounds, count_outside, key_bounds, tombstone_outside
 from extract.reconcile.classify import Classifier, Pair, Repairs
 from extract.reconcile.compare import Comparer
-from extract.reconcile.guards import check_guards, refuse_pending_runs, replica_rows
+from extract.reconcile.guards import DeleteGuard, check_guards, moved_keys, refuse_pending_runs, replica_rows
 from extract.reconcile.hashes import RowHashes, row_hashes
 from extract.reconcile.repair import land_all_tombstones, land_upserts, recheck
 from extract.reconcile.replica_side import ReplicaSide, ensure_hash_columns, ensure_tombstone_table, replica_relation
@@ -92,30 +92,25 @@ class ReconcileReader(RunLogReader):
         result = self.result = ReconcileResult(plan.config.key, self.table_key, record.run_id, "exact")
         bounds = key_bounds(context, plan)
         total = replica_rows(conn, plan)
+        guard = DeleteGuard.of(plan, settings)
         result.boundary_deleted = 0 if bounds is None else count_outside(conn, plan, bounds)
         if bounds is not None and bounds.source_empty:
-            check_guards(
-                plan,
-                total,
-                result.boundary_deleted,
-                0,
-                options.allow_mass_delete,
-                settings.max_delete_share,
-                source_empty=True,
-            )
+            check_guards(plan, total, result.boundary_deleted, options.allow_mass_delete, guard, source_empty=True)
         if ensure_hash_columns(conn, plan.names, self.hashes):
             self._say(f"stored row hashes in {plan.names.table_key} (once, {total:,} rows)")
         bisection = Bisection(HashSpace(settings.factor), settings.leaf_rows)
         repairs = self._compare(conn, record, bounds, bisection, total)
         result.levels, result.ranges_compared = bisection.queries, len(bisection.source)
-        check_guards(
-            plan,
-            total,
-            result.boundary_deleted,
-            len(repairs.tombstones),
-            options.allow_mass_delete,
-            settings.max_delete_share,
+        deletes = result.boundary_deleted + len(repairs.tombstones)
+        # Under a record id, a changed key is a delete until its row lands at its new key: such a table is
+        # guarded again once its rows landed, the moves counted out.
+        after_landing = (
+            plan.record_column is not None
+            and not (options.dry_run or options.allow_mass_delete)
+            and guard.refuses(deletes, total)
         )
+        if not after_landing:
+            check_guards(plan, total, deletes, options.allow_mass_delete, guard)
         result.fill(repairs)
         if options.dry_run:
             record.status = result.status = "reported"
@@ -133,6 +128,9 @@ class ReconcileReader(RunLogReader):
             )
         land_all_tombstones(conn, plan, record.run_id, repairs)
         result.rows_landed = land_upserts(run, plan, repairs)
+        if after_landing:
+            moved = moved_keys(conn, plan, record.run_id)
+            check_guards(plan, total, deletes - moved, options.allow_mass_delete, guard)
         result.vanished = recheck(conn, context, plan, record.run_id, self._source_pairs, repairs)
         analyze_landed(conn, plan.names)
         result.status = "landed"
