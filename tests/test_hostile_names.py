@@ -19,11 +19,12 @@ from hypothesis import strategies as st
 from psycopg import sql
 from pyspark.sql import SparkSession
 
-from extract.config.naming import MAX_NAME_BYTES, RESERVED_COLUMNS, RESERVED_PREFIX, TargetNames, target_names
+from extract.config.naming import RESERVED_COLUMNS, RESERVED_PREFIX, TargetNames, target_names
 from extract.config.seeds import fold_name
 from extract.core.errors import TidemarkError
 from extract.core.observer import silent
 from extract.core.quoting import ParameterSafeIdentifier
+from extract.core.sql_contract import MAX_NAME_BYTES
 from extract.project.verify import verify_tables
 from extract.readers.asof_snapshot import SnapshotLanding
 from tests.conftest import Project, new_project

@@ -46,6 +46,15 @@ def _reconcile(project: Project, *args: str) -> tuple[int, str]:
     return done.returncode, done.stderr
 
 
+def _refused(project: Project, message: str, rows: int) -> None:
+    """The reconcile is refused, saying `message` and how to allow it, and changes nothing."""
+    code, stderr = _reconcile(project)
+    assert code == 1, stderr[-2000:]
+    assert message in stderr and "--allow-mass-delete" in stderr, stderr[-2000:]
+    _nothing_landed(project)
+    assert _replica_rows(project) == rows
+
+
 def test_a_small_table_s_few_deletes_pass_the_default_guard(project: Project) -> None:
     synced = _synced(project, 100)
     with synced.source() as conn:
@@ -62,24 +71,16 @@ def test_a_partial_read_is_refused_with_the_default_guard(project: Project) -> N
     with synced.source() as conn:  # the source now shows half its rows, as a filter or a permission would
         conn.execute('alter table dbo."Items" rename to "AllItems"')
         conn.execute('create view dbo."Items" as select * from dbo."AllItems" where "Id" % 2 = 0')
-    code, stderr = _reconcile(synced)
-    assert code == 1
-    assert "500 of the replica's 1,000 rows (50.0%) would be deleted, more than 100 rows and more than 10%" in stderr
-    assert "--allow-mass-delete" in stderr
-    _nothing_landed(synced)
-    assert _replica_rows(synced) == 1000
+    _refused(
+        synced, "500 of the replica's 1,000 rows (50.0%) would be deleted, more than 100 rows and more than 10%", 1000
+    )
 
 
 def test_a_table_s_own_guard_refuses_until_allowed(project: Project) -> None:
     synced = _synced(project, 100, max_delete_rows="10")
     with synced.source() as conn:
         conn.execute('delete from dbo."Items" where "Id" <= 20')
-    code, stderr = _reconcile(synced)
-    assert code == 1
-    assert "20 of the replica's 100 rows (20.0%) would be deleted, more than 10 rows" in stderr
-    assert "max_delete_rows" in stderr
-    _nothing_landed(synced)
-    assert _replica_rows(synced) == 100
+    _refused(synced, "20 of the replica's 100 rows (20.0%) would be deleted, more than 10 rows and more than", 100)
     code, stderr = _reconcile(synced, "--allow-mass-delete")
     assert code == 0, stderr[-2000:]
     assert _replica_rows(synced) == 80
@@ -92,12 +93,10 @@ def test_keys_a_record_id_shows_moved_are_not_deletes(project: Project, record_i
     synced = _synced(project, 1000, record_id=record_id)
     with synced.source() as conn:  # 15% of the keys change, their cursor kept: only a reconcile sees it
         conn.execute('update dbo."Items" set "Id" = "Id" + 100000 where "Id" <= 150')
-    code, stderr = _reconcile(synced)
     if not record_id:
-        assert code == 1
-        assert "150 of the replica's 1,000 rows (15.0%) would be deleted" in stderr
-        _nothing_landed(synced)
+        _refused(synced, "150 of the replica's 1,000 rows (15.0%) would be deleted", 1000)
         return
+    code, stderr = _reconcile(synced)
     assert code == 0, stderr[-2000:]
     assert synced.scalar("select count(*) from _migration.key_change_log") == 150
     assert synced.scalar("select count(*) from _migration.delete_log") == 0

@@ -8,14 +8,12 @@ from dataclasses import dataclass
 from extract.config.seeds import SyncTable, fold_name
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import TidemarkError
-from extract.core.sql_contract import CHANGED_KEYS_PREFIX, HISTORY_SUFFIX, TOMBSTONE_PREFIX
+from extract.core.sql_contract import CHANGED_KEYS_PREFIX, HISTORY_SUFFIX, MAX_NAME_BYTES, TOMBSTONE_PREFIX
 
 STAGING_PREFIX = "stg__"
 FIRST_SYNC_PREFIX = "stg_first__"
 SNAPSHOT_PREFIX = "snap__"
 ASOF_HISTORY_SUFFIX = "__asof_history"
-#: PostgreSQL keeps this many bytes of a name and silently cuts the rest (NAMEDATALEN - 1).
-MAX_NAME_BYTES = 63
 #: Columns tidemark or dbt add beside a replica's own: in staging, in the dbt snapshot, in the as-of history.
 RESERVED_PREFIX = "_tidemark_"
 RESERVED_COLUMNS = frozenset(

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from extract.config.values import ROWS, SHARE
 from extract.core.errors import TidemarkError
 
 #: Columns of sync_tables.csv that hold names: taken exactly as written, blanks included.
@@ -160,18 +161,14 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     return tables
 
 
-# The guard's values are read as their settings take them; imported here, as values.py imports naming.py,
-# which imports this module.
 def _guard_share(path: Path, number: int, row: dict[str, str]) -> float | None:
-    from extract.config.values import SHARE
-
+    """The table's own max_delete_share, read as its setting is (None when blank)."""
     text = row.get("max_delete_share", "")
     return SHARE(text, f"{path} line {number}: max_delete_share") if text else None
 
 
 def _guard_rows(path: Path, number: int, row: dict[str, str]) -> int | None:
-    from extract.config.values import ROWS
-
+    """The table's own max_delete_rows, read as its setting is (None when blank)."""
     text = row.get("max_delete_rows", "")
     return ROWS(text, f"{path} line {number}: max_delete_rows") if text else None
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Generic, NoReturn, TypeVar
 
 from extract.config.durations import MAX_SAFETY_WINDOW, parse_duration, spoken_duration
-from extract.config.naming import MAX_NAME_BYTES
 from extract.config.urls import DatabaseUrl, parse_url
 from extract.core.errors import TidemarkError
+from extract.core.sql_contract import MAX_NAME_BYTES
 
 T = TypeVar("T")
 _DIGITS = re.compile(r"[0-9]+")

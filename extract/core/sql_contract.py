@@ -7,6 +7,9 @@ no macro or model spells one out instead of asking for it.
 
 from extract.core.state_schema import DEFAULT_STATE_SCHEMA, LOCK_SCOPE_MARK
 
+#: PostgreSQL keeps this many bytes of a name and silently cuts the rest (NAMEDATALEN - 1).
+MAX_NAME_BYTES = 63
+
 #: Landing tables' own columns: the run that landed a row, and its partition of the run's plan.
 RUN_ID_COLUMN = "_tidemark_run_id"
 #: (Named "page" since the first staging tables; renaming it would orphan every existing one.)

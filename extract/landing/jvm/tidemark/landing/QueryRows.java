@@ -1,6 +1,8 @@
 package tidemark.landing;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,8 +10,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
 
 /**
  * A query's whole result as one byte array, for the Python driver: each value as its text, a
