@@ -9,10 +9,9 @@ parsed the snapshots file exactly as generate wrote it; dbt parses what else dif
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-from extract.project.parse_cache import CACHE, parsed_checksums
+from extract.project.parse_cache import CACHE, checksum, parsed_checksums
 
 SNAPSHOTS = Path("snapshots") / "_replica__snapshots.yml"
 #: Parses kept per worker, the oldest forgotten first.
@@ -39,7 +38,7 @@ def put_back_parse(root: Path) -> None:
     cache, snapshots = root / CACHE, root / SNAPSHOTS
     if cache.exists() or not snapshots.is_file():
         return
-    parsed = _parses.get((root, hashlib.sha256(snapshots.read_text().strip().encode()).hexdigest()))
+    parsed = _parses.get((root, checksum(snapshots.read_text())))
     if parsed is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_bytes(parsed)

@@ -28,7 +28,12 @@ def drop_if_it_parsed_another(project_dir: Path, written: Path, text: str) -> No
 
 
 def _parsed_another(cache: Path, relative: str, text: str) -> bool:
-    return parsed_checksums(cache, relative) != {hashlib.sha256(text.strip().encode()).hexdigest()}
+    return parsed_checksums(cache, relative) != {checksum(text)}
+
+
+def checksum(text: str) -> str:
+    """A file's checksum as dbt keeps it: the sha256 of its contents, stripped."""
+    return hashlib.sha256(text.strip().encode()).hexdigest()
 
 
 def parsed_checksums(cache: Path, relative: str) -> set[str] | None:

@@ -20,10 +20,6 @@ public final class QueryRows {
     private QueryRows() {
     }
 
-    public static byte[] read(Connection connection, String sql) throws SQLException, IOException {
-        return read(connection, sql, new byte[0], 0);
-    }
-
     /**
      * The rows of {@code sql}, at most {@code maxRows} (0: all), its parameters bound as strings:
      * {@code parameters} holds them in the format of the result (lengths then UTF-8 bytes, no width),
