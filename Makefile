@@ -31,12 +31,16 @@ install: $(STAMP) $(JDBC_JAR) $(JAVAC) $(SPARK_ARCHIVE) $(REPORT_ASSETS) $(CHROM
 # uv installs the same pinned set as pip, in half the time (downloads in parallel).
 UV_VERSION := 0.13.9
 
+# Bytecode is compiled at install, as pip does (uv does not by default): otherwise every process (each
+# sync, each Spark worker) compiles dbt, pyspark and great_expectations again where the environment sets
+# PYTHONDONTWRITEBYTECODE, and the first run of each pays for it anyway where it does not.
+#
 # pyspark comes as a source archive only: the wheel built from it holds about 400 MB of jars, which
 # deflating would cost half the install's time, to be inflated again at once; stored, it is the same files.
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt build-constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -b build-constraints.txt \
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -c constraints.txt -b build-constraints.txt \
 		--config-setting=--build-option=--compression=stored -r requirements.txt -r requirements-dev.txt
 	@touch $@
 
