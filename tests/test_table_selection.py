@@ -59,10 +59,15 @@ def test_a_pass_merges_the_tables_with_runs_waiting_and_runs_no_dbt_when_none_wa
     _create_tables(project, ("Items", "Later", "Other"))
     project.write_sync_tables(["dbo,Items,,,true", "dbo,Later,,,true", "dbo,Other,,,true"])
     project.generate()
-    done = project.cli("--all", "--dbt", "build", "--quiet")
+    done = project.cli("--all", "--dbt", "build", "--json")
     assert done.returncode == 0, done.stderr[-3000:]
     model = {t: project.model_name(f"dbo.{t}") for t in ("Items", "Later", "Other")}
-    assert {model["Items"], model["Later"], model["Other"]} <= _nodes_run(project)
+    ran = _nodes_run(project)
+    assert {model["Items"], model["Later"], model["Other"], "_migration_state", "sync_tables"} <= ran
+    assert all(f"{model[t]}__history" in ran and any(f"primary_key_{model[t]}_" in n for n in ran) for t in model)
+    # Every replica waits: selected as one (dbt scans every node once per selector), not by their names.
+    selection = json.loads(done.stdout)["dbt"]["args"]
+    assert "config.materialized:tidemark_replica+" in selection and f"{model['Items']}+" not in selection
 
     project.extract("dbo.Items")  # lands; its merge waits
     done = project.cli("--table", "dbo.Later", "--dbt", "build", "--json")
@@ -72,6 +77,7 @@ def test_a_pass_merges_the_tables_with_runs_waiting_and_runs_no_dbt_when_none_wa
     assert any(f"primary_key_{model['Later']}_" in node for node in ran), ran  # its test
     assert not any(model["Items"] in node or model["Other"] in node for node in ran), ran
     assert json.loads(done.stdout)["dbt"]["runs"] == 1
+    assert f"{model['Later']}+" in json.loads(done.stdout)["dbt"]["args"]
 
     # With Items in the pass, the run an earlier pass left is merged with the one this pass lands.
     done = project.cli("--table", "dbo.Items", "--dbt", "run", "--json")

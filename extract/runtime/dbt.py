@@ -18,6 +18,7 @@ from typing import Any
 
 from extract.config.environment import dbt_profiles_dir
 from extract.core.errors import TidemarkError, first_line, one_line
+from extract.project.model_configs import REPLICA_MATERIALIZATION
 from extract.runtime import dbt_check_record
 
 
@@ -146,16 +147,31 @@ class InProcessDbt:
             return True
         return any(a in SELECTION_OPTIONS or a.split("=", 1)[0] in SELECTION_OPTIONS for a in self.args)
 
-    def arguments_for(self, models: Collection[str]) -> list[str] | None:
+    def arguments_for(self, models: Collection[str], every_replica: Collection[str] = ()) -> list[str] | None:
         """The arguments that merge `models` (the replicas with runs waiting for a merge): those given with
         a selection of these replicas and what follows from them (their history, the state model, their
         tests), and the seed of the configured tables that the state model reads. Arguments that choose
-        nodes themselves are kept as they are. None: nothing waits, and dbt need not run."""
+        nodes themselves are kept as they are. None: nothing waits, and dbt need not run.
+
+        When `models` are all of the project's replicas (`every_replica`, as a first pass has them), they
+        are selected as one: dbt matches each selector against every node, so a thousand names would
+        cost a thousand scans of a project of thousands of nodes (over a minute), one selector one scan."""
         if self.chooses_nodes():
             return self.args
         if not models:
             return None
+        if every_replica and set(models) >= set(every_replica):
+            return [*self.args, "--select", f"config.materialized:{REPLICA_MATERIALIZATION}+", "sync_tables"]
         return [*self.args, "--select", *(f"{model}+" for model in sorted(models)), "sync_tables"]
+
+    def _replica_models(self) -> set[str]:
+        """The names of the parsed project's replica models; none while it is not parsed."""
+        nodes = getattr(self._manifest, "nodes", None) or {}
+        return {
+            node.name
+            for node in nodes.values()
+            if getattr(getattr(node, "config", None), "materialized", None) == REPLICA_MATERIALIZATION
+        }
 
     def check_arguments(self) -> None:
         """Refuse a dbt setup the preflight refuses, and arguments dbt's own command line would refuse
@@ -201,6 +217,9 @@ class InProcessDbt:
             self._parsed = now
             self._manifest = None
             self._parse()
+        if models is not None:
+            args = self.arguments_for(models, self._replica_models()) or args
+            self.ran_with = args
         args = [*args, "--quiet"] if quiet and "--quiet" not in args else args
         ignore_absent_seed_columns()
         with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
