@@ -18,8 +18,8 @@ from typing import Any
 
 from extract.config.environment import dbt_profiles_dir
 from extract.core.errors import TidemarkError, first_line, one_line
-from extract.project.model_configs import REPLICA_MATERIALIZATION
 from extract.runtime import dbt_check_record
+from extract.runtime.dbt_selection import arguments_for, replica_models
 
 
 def ignore_absent_seed_columns() -> None:
@@ -42,10 +42,6 @@ def parse_dbt_args(text: str) -> list[str]:
         raise TidemarkError(f"--dbt {text!r}: dbt {args[0]} does not merge anything; run it on its own")
     return args
 
-
-#: dbt's options that choose nodes, and the commands that take them.
-SELECTION_OPTIONS = frozenset({"--select", "-s", "--models", "-m", "--exclude", "--selector", "--inline"})
-SELECTING_COMMANDS = frozenset({"build", "run", "test", "snapshot", "compile", "seed", "list", "ls"})
 
 #: What dbt reads to build its manifest; a change to any of these is read again before the next run.
 PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "macros_generated", "seeds", "snapshots", "tests", "analyses")
@@ -141,38 +137,6 @@ class InProcessDbt:
         self._check_wanted.set()
         self._wanted.set()
 
-    def chooses_nodes(self) -> bool:
-        """Whether the arguments say which nodes to run themselves (or run a command that runs no nodes)."""
-        if self.args[0] not in SELECTING_COMMANDS:
-            return True
-        return any(a in SELECTION_OPTIONS or a.split("=", 1)[0] in SELECTION_OPTIONS for a in self.args)
-
-    def arguments_for(self, models: Collection[str], every_replica: Collection[str] = ()) -> list[str] | None:
-        """The arguments that merge `models` (the replicas with runs waiting for a merge): those given with
-        a selection of these replicas and what follows from them (their history, the state model, their
-        tests), and the seed of the configured tables that the state model reads. Arguments that choose
-        nodes themselves are kept as they are. None: nothing waits, and dbt need not run.
-
-        When `models` are all of the project's replicas (`every_replica`, as a first pass has them), they
-        are selected as one: dbt matches each selector against every node, so a thousand names would
-        cost a thousand scans of a project of thousands of nodes (over a minute), one selector one scan."""
-        if self.chooses_nodes():
-            return self.args
-        if not models:
-            return None
-        if every_replica and set(models) >= set(every_replica):
-            return [*self.args, "--select", f"config.materialized:{REPLICA_MATERIALIZATION}+", "sync_tables"]
-        return [*self.args, "--select", *(f"{model}+" for model in sorted(models)), "sync_tables"]
-
-    def _replica_models(self) -> set[str]:
-        """The names of the parsed project's replica models; none while it is not parsed."""
-        nodes = getattr(self._manifest, "nodes", None) or {}
-        return {
-            node.name
-            for node in nodes.values()
-            if getattr(getattr(node, "config", None), "materialized", None) == REPLICA_MATERIALIZATION
-        }
-
     def check_arguments(self) -> None:
         """Refuse a dbt setup the preflight refuses, and arguments dbt's own command line would refuse
         (waits for dbt's import, not its parse)."""
@@ -198,9 +162,9 @@ class InProcessDbt:
             return
 
     def run(self, quiet: bool, stdout_is_data: bool, models: Collection[str] | None = None) -> bool:
-        """Run dbt (for `models` only, see `arguments_for`); its output goes to stderr when stdout carries
+        """Run dbt (for `models` only, see `dbt_selection.arguments_for`); its output goes to stderr when stdout carries
         --json. True when dbt succeeded, or had nothing to merge."""
-        args = self.args if models is None else self.arguments_for(models)
+        args = self.args if models is None else arguments_for(self.args, models)
         self.failure = None
         self.ran_with = args
         if args is None:
@@ -218,7 +182,7 @@ class InProcessDbt:
             self._manifest = None
             self._parse()
         if models is not None:
-            args = self.arguments_for(models, self._replica_models()) or args
+            args = arguments_for(self.args, models, replica_models(self._manifest)) or args
             self.ran_with = args
         args = [*args, "--quiet"] if quiet and "--quiet" not in args else args
         ignore_absent_seed_columns()
