@@ -193,6 +193,7 @@ DBT_PROFILES_DIR = Setting(
     "DBT_PROFILES_DIR", v.PATH, None, "where dbt finds profiles.yml, else the project's own", reader="dbt"
 )
 DBT_TARGET = Setting("DBT_TARGET", v.TEXT, None, "the profile's target dbt builds", reader="dbt")
+DBT_WRITE_JSON = Setting("DBT_WRITE_JSON", v.TEXT, None, "whether dbt writes its JSON artifacts", reader="dbt")
 #: Read by dbt only: the profile (profiles.yml) and the merge's pre-hook; tidemark passes them on.
 READ_BY_DBT = (
     Setting("TIDEMARK_DBT_TARGET", v.TEXT, "postgres", "the profile's target: postgres, or spark", reader="dbt"),
@@ -225,6 +226,6 @@ SETTINGS: tuple[Setting[Any], ...] = (
     *(RECONCILE_MAX_DELETE_SHARE, RECONCILE_MAX_DELETE_ROWS),
     *(LOCK_TIMEOUT, LOCK_ATTEMPTS, MERGE_TIMEOUT),
     *(METRICS_PORT, METRICS_HOST, CHECK_MAX_LAG, REPORT_ASSETS, HOME, PG_PORT),
-    *(JAVA_HOME, SPARK_LOCAL_IP, SPARK_DRIVER_MEMORY, PYSPARK_PYTHON, DBT_PROFILES_DIR, DBT_TARGET),
+    *(JAVA_HOME, SPARK_LOCAL_IP, SPARK_DRIVER_MEMORY, PYSPARK_PYTHON, DBT_PROFILES_DIR, DBT_TARGET, DBT_WRITE_JSON),
     *READ_BY_DBT,
 )

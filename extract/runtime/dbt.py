@@ -2,7 +2,8 @@
 
 dbt's start-up (importing it, reading the project) is done on a background thread while the
 tables land, which mostly waits on the JVM and the databases; what is left after landing is
-dbt's own work. The outcome is the same as running `dbt ARGS` afterwards.
+dbt's own work. The outcome is the same as running `dbt ARGS` afterwards, but for target/manifest.json,
+written again only when the project changed (runtime/dbt_artifacts.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 from extract.config.environment import dbt_profiles_dir
 from extract.core.errors import TidemarkError, first_line, one_line
 from extract.runtime import dbt_check_record
+from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
+from extract.runtime.dbt_project_files import project_fingerprint
 from extract.runtime.dbt_selection import arguments_for, replica_models
 
 
@@ -41,22 +44,6 @@ def parse_dbt_args(text: str) -> list[str]:
     if args[0] in {"init", "debug", "deps", "clean", "docs", "parse"}:
         raise TidemarkError(f"--dbt {text!r}: dbt {args[0]} does not merge anything; run it on its own")
     return args
-
-
-#: What dbt reads to build its manifest; a change to any of these is read again before the next run.
-PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "macros_generated", "seeds", "snapshots", "tests", "analyses")
-
-
-def project_fingerprint(project: Path) -> tuple[int, int]:
-    """(files, latest modification in ns) of the project's parts: changes when a file is added, removed or edited."""
-    files, latest = 0, 0
-    for part in PROJECT_PARTS:
-        root = project / part
-        for path in [root] if root.is_file() else root.rglob("*"):
-            if path.is_file():
-                files += 1
-                latest = max(latest, path.stat().st_mtime_ns)
-    return files, latest
 
 
 class InProcessDbt:
@@ -185,12 +172,20 @@ class InProcessDbt:
             args = arguments_for(self.args, models, replica_models(self._manifest)) or args
             self.ran_with = args
         args = [*args, "--quiet"] if quiet and "--quiet" not in args else args
+        writes = ManifestWrites(self._project, args, self._parse_key(args, now))
         ignore_absent_seed_columns()
         with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
-            result = dbtRunner(manifest=self._manifest).invoke(args)
+            result = dbtRunner(manifest=self._manifest, callbacks=[writes.observer()]).invoke(writes.arguments(args))
+        writes.finish(result.result)
         if not result.success:
             self.failure = failure_reason(result) + (self._failure_hint() if self._failure_hint else "")
         return bool(result.success)
+
+    def _parse_key(self, args: list[str], files: tuple[int, int]) -> str | None:
+        """What the manifest of this run depends on (None: unknown, dbt writes it as it would)."""
+        if self._check_record is None or self._manifest is None:
+            return None
+        return parse_key(args, self._check_record, files, dict(getattr(self._manifest, "env_vars", {}) or {}))
 
 
 def refusal(args: list[str]) -> str | None:

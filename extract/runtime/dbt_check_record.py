@@ -39,7 +39,15 @@ def fingerprint(args: list[str], project: Path, target: DatabaseUrl, env: Mappin
         dbt_version = version("dbt-core")
     except PackageNotFoundError:
         dbt_version = "none"
-    for part in (dbt_version, *args, target.host, str(target.port), target.database, spec.DBT_TARGET.read(env) or ""):
+    for part in (
+        dbt_version,
+        *args,
+        target.host,
+        str(target.port),
+        target.database,
+        spec.DBT_TARGET.read(env) or "",
+        spec.DBT_WRITE_JSON.read(env) or "",
+    ):
         hashed.update(part.encode() + b"\0")
     for path in (project / "dbt_project.yml", profiles_file(project, env)):
         text = path.read_bytes() if path.is_file() else b"(none)"
