@@ -4,9 +4,9 @@ At the end of every command that runs nodes, dbt writes the whole manifest (mani
 graph.gpickle) besides run_results.json: on a project of 1,000 tables that is about 5 s of CPU, more
 than the merges of a pass that changed ten. A pass whose project, dbt and arguments are those of the
 last run that wrote the manifest runs dbt with `--no-write-json` and writes run_results.json itself,
-where dbt wrote it last (dbt says where: its ArtifactWritten event). The manifest on disk is then the
-one of the same project, but for the compiled code of the nodes the pass ran, which target/compiled and
-target/run keep.
+where dbt wrote it last (dbt says where: its ArtifactWritten event), as long as nothing else wrote the
+manifest since (its time and size are recorded). The manifest on disk is then the one of the same
+project, but for the compiled code of the nodes the pass ran, which target/compiled and target/run keep.
 
 Arguments that say what dbt writes (`--write-json`, `--no-write-json`) are left to dbt.
 """
@@ -72,7 +72,7 @@ class ManifestWrites:
             path = Path(record["run_results"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        if record.get("key") != self._key or not (path.parent / "manifest.json").is_file():
+        if record.get("key") != self._key or record.get("manifest") != _stamp(path.parent / "manifest.json"):
             return None
         return path
 
@@ -99,7 +99,22 @@ class ManifestWrites:
             return
         try:
             self._record.parent.mkdir(parents=True, exist_ok=True)
-            written = str(Path(self._written).resolve())
-            self._record.write_text(json.dumps({"key": self._key, "run_results": written}) + "\n")
+            written = Path(self._written).resolve()
+            record = {
+                "key": self._key,
+                "run_results": str(written),
+                "manifest": _stamp(written.parent / "manifest.json"),
+            }
+            self._record.write_text(json.dumps(record) + "\n")
         except OSError:
             return
+
+
+def _stamp(path: Path) -> list[int] | None:
+    """manifest.json's modification time and size: another dbt command that wrote it (another target, say)
+    changes them, and the next pass writes it again."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return [status.st_mtime_ns, status.st_size]
