@@ -1,5 +1,6 @@
 """One section of `make bench` run alone against the bench's server (`python -m bench.wide`, ...): its
-figures printed and written to bench/results/, or, when it fails, what it measured before."""
+figures printed and written to bench/results/ as they are measured (bench/sections.py); exit code 1 when
+it, or a peer in it, failed or was stopped."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ from typing import Any
 
 from bench import databases, report
 from bench.databases import BenchDatabases
+from bench.sections import Sections, print_finished
 from bench.tidemark_sync import REPO
 
 Say = Callable[[str], None]
+#: Where a section reports a peer that failed while it went on: (what failed, why).
+OnPeerFailure = Callable[[str, Exception], None]
 
 
 def say(text: str) -> None:
@@ -21,22 +25,18 @@ def say(text: str) -> None:
 def run_section(
     key: str,
     name: str,
-    fill: Callable[[BenchDatabases, Say, dict[str, Any]], object],
+    fill: Callable[[BenchDatabases, Say, dict[str, Any], OnPeerFailure], object],
     show: Callable[[dict[str, Any]], None],
 ) -> int:
     """Start the server, let `fill` measure into results[key] (as it goes), print with `show`, write."""
     bench_db = databases.start()
     started = time.perf_counter()
     results: dict[str, Any] = {"machine": report.machine(), key: {}}
-    folder = REPO / "bench" / "results"
+    sections = Sections(results, REPO / "bench" / "results", say, name)
     try:
-        fill(bench_db, say, results[key])
-    except Exception as exc:
-        results["failed"] = f"{type(exc).__name__}: {exc}"
-        print(f"\nthe bench failed; what it measured is in {report.write(results, folder, name)}")
-        raise
+        sections.run(key, lambda: fill(bench_db, say, results[key], sections.record))
     finally:
         databases.stop()
-    show(results)
-    print(f"\nwritten to {report.write(results, folder, name)} ({time.perf_counter() - started:.0f} s)")
-    return 0
+    print_finished(results, (show,))
+    print(f"\nwritten to {sections.save()} ({time.perf_counter() - started:.0f} s)\n{sections.summary()}")
+    return 0 if sections.complete else 1

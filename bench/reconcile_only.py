@@ -16,6 +16,7 @@ import psycopg
 from bench import catalog_read, databases, reconcile_rounds, report, workload
 from bench.databases import BenchDatabases
 from bench.reconcile_report import print_reconcile
+from bench.sections import Sections, print_finished
 from bench.tidemark_sync import REPO, TidemarkProject
 
 
@@ -42,22 +43,36 @@ def main() -> int:
         parser.error(f"--rows must be at least 10,000, not {args.rows}")
     bench_db = databases.start()
     results: dict[str, Any] = {"rows": args.rows, "machine": report.machine()}
-    try:
+    sections = Sections(results, args.out, _say, f"reconcile-{args.rows}")
+    memory: list[dict[str, Any]] = []
+    results["driver_memory"] = memory
+
+    def probe() -> None:
         small = args.rows // 10
-        probe = _synced(bench_db, small, "tidemark-probe")
-        memory = [{"rows": small, "reconcile_peak_rss_driver": reconcile_rounds.memory_probe(probe, bench_db, small)}]
+        synced = _synced(bench_db, small, "tidemark-probe")
+        memory.append(
+            {"rows": small, "reconcile_peak_rss_driver": reconcile_rounds.memory_probe(synced, bench_db, small)}
+        )
+
+    def reconcile() -> None:
         project = _synced(bench_db, args.rows, "tidemark")
-        results["reconcile"] = reconcile_rounds.measure(project, bench_db, args.rows, _say)
-        peaks = [level["tidemark_peak_rss_driver"] for level in results["reconcile"]["levels"]]
+        section: dict[str, Any] = {}
+        results["reconcile"] = section
+        reconcile_rounds.measure(project, bench_db, args.rows, _say, section=section, on_peer_failure=sections.record)
+        peaks = [level["tidemark_peak_rss_driver"] for level in section["levels"]]
         memory.append({"rows": args.rows, "reconcile_peak_rss_driver": max(peaks)})
-        results["driver_memory"] = memory
-        results["catalog"] = catalog_read.measure(bench_db, databases.WORK_DIR, _say)
+
+    try:
+        sections.run("memory probe", probe)
+        sections.run("reconcile", reconcile)
+        sections.run(
+            "catalog", lambda: results.update(catalog=catalog_read.measure(bench_db, databases.WORK_DIR, _say))
+        )
     finally:
         databases.stop()
-    print_reconcile(results)
-    catalog_read.print_catalog(results)
-    print(f"\nwritten to {report.write(results, args.out, f'reconcile-{args.rows}')}")
-    return 0
+    print_finished(results, (print_reconcile, catalog_read.print_catalog))
+    print(f"\nwritten to {sections.save()}\n{sections.summary()}")
+    return 0 if sections.complete else 1
 
 
 if __name__ == "__main__":

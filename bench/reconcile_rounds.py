@@ -128,23 +128,41 @@ def tidemark_reconcile(project: TidemarkProject) -> tuple[Measured, dict[str, An
 
 
 def measure(
-    project: TidemarkProject, databases: BenchDatabases, rows: int, say: Callable[[str], None], peers: bool = True
+    project: TidemarkProject,
+    databases: BenchDatabases,
+    rows: int,
+    say: Callable[[str], None],
+    peers: bool = True,
+    section: dict[str, Any] | None = None,
+    on_peer_failure: Callable[[str, Exception], None] | None = None,
 ) -> dict[str, Any]:
-    """Every level's figures; first, the one reconcile that stores the replica's hashes. Without `peers`,
-    reladiff (installed with them) is left out."""
+    """Every level's figures, put in `section` (when given) as each level is measured; first, the one
+    reconcile that stores the replica's hashes. Without `peers`, reladiff (installed with them) is left
+    out; a level where it fails says so (`reladiff_failed`), is reported to `on_peer_failure`, and the
+    levels go on (without `on_peer_failure`, its failure ends the section)."""
+    section = {} if section is None else section
     replica_names = project.replica()
     replica = sql.Identifier(*replica_names)
     say("reconcile: the first one (stores the replica's row hashes, once)")
     databases.settle()
     first, _ = tidemark_reconcile(project)
     found: list[dict[str, Any]] = []
+    section.update({"first_seconds": first.seconds, "levels": found})
     for level, count in enumerate(levels(rows)):
         planted = plant(databases.source_url, rows, count, level)
         say(f"reconcile: {sum(planted.values()):,} differences planted {planted}")
         databases.settle()
         counted = count_both(databases.source_url, databases.target_url, replica)
         scanned = key_scan(databases.source_url, databases.target_url, replica)
-        theirs, their_report = reladiff(databases, replica_names) if peers else (None, None)
+        theirs, their_report, their_failure = None, None, None
+        if peers:
+            try:
+                theirs, their_report = reladiff(databases, replica_names)
+            except Exception as exc:
+                if on_peer_failure is None:
+                    raise
+                their_failure = f"{type(exc).__name__}: {exc}"
+                on_peer_failure(f"reladiff at {sum(planted.values()):,} differences", exc)
         ours, our_report = tidemark_reconcile(project)
         found.append(
             {
@@ -156,13 +174,14 @@ def measure(
                 "key_scan_found": list(scanned[1]),
                 "reladiff_seconds": None if theirs is None else theirs.seconds,
                 "reladiff_keys": None if their_report is None else their_report["keys_different"],
+                "reladiff_failed": their_failure,
                 "tidemark_seconds": ours.seconds,
                 "tidemark_peak_rss_driver": ours.peak_rss_main,
                 "tidemark_found": {k: our_report[k] for k in ("inserted", "updated", "deleted", "boundary_deleted")},
                 "tidemark_levels": our_report.get("levels"),
             }
         )
-    return {"first_seconds": first.seconds, "levels": found}
+    return section
 
 
 def memory_probe(project: TidemarkProject, databases: BenchDatabases, rows: int) -> int:

@@ -161,7 +161,7 @@ def main() -> int:
     return run_section(
         "recorded_changes",
         f"recorded-changes-{args.rows}",
-        lambda bench_db, say, section: measure(bench_db, databases.WORK_DIR, args.rows, say, section=section),
+        lambda bench_db, say, section, _: measure(bench_db, databases.WORK_DIR, args.rows, say, section=section),
         print_recorded_changes,
     )
 

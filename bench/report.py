@@ -160,12 +160,23 @@ def print_build(results: dict[str, Any]) -> None:
     )
 
 
-def write(results: dict[str, Any], folder: Path, name: str | None = None) -> Path:
-    """results as {name}-{time}.json and {name}-latest.json ("bench-{rows}" and latest.json by default)."""
-    folder.mkdir(parents=True, exist_ok=True)
+def result_paths(results: dict[str, Any], folder: Path, name: str | None = None) -> tuple[Path, Path]:
+    """Where a run's results go: {name}-{time}.json and {name}-latest.json ("bench-{rows}" and latest.json
+    by default), the time being now."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = folder / f"{name or 'bench-' + str(results['rows'])}-{stamp}.json"
+    return path, folder / (f"{name}-latest.json" if name else "latest.json")
+
+
+def save(results: dict[str, Any], paths: tuple[Path, Path]) -> Path:
+    """results written to both `paths` (result_paths); the first."""
+    paths[0].parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results, indent=2, default=str)
-    path.write_text(text)
-    (folder / (f"{name}-latest.json" if name else "latest.json")).write_text(text)
-    return path
+    for path in paths:
+        path.write_text(text)
+    return paths[0]
+
+
+def write(results: dict[str, Any], folder: Path, name: str | None = None) -> Path:
+    """results as {name}-{time}.json and {name}-latest.json (result_paths)."""
+    return save(results, result_paths(results, folder, name))

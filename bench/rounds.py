@@ -25,9 +25,12 @@ class IncrementalRounds:
         bench_db: BenchDatabases,
         percent: int,
         say: Callable[[str], None],
+        on_peer_failure: Callable[[str, Exception], None],
     ) -> None:
         self.project = project
-        self.peers = peers
+        #: The peers still syncing: one that fails is reported to `on_peer_failure` and left out after.
+        self.peers = list(peers)
+        self.on_peer_failure = on_peer_failure
         self.bench_db = bench_db
         self.percent = percent
         self.say = say
@@ -88,11 +91,16 @@ class IncrementalRounds:
         held_by_replica = count_rows(self.bench_db.target_url, self._replica)
         if held_by_replica != source_rows:
             raise RuntimeError(f"the replica holds {held_by_replica:,} rows, the source {source_rows:,}")
-        for peer in self.peers:
+        for peer in list(self.peers):
             self.say(f"round {number}/{total}: {peer.name}: incremental sync")
             self.bench_db.settle()
-            second = peer.sync()
-            if second.rows_in_target != source_rows:
-                held = second.rows_in_target
-                raise RuntimeError(f"{peer.name} holds {held:,} rows, the source {source_rows:,}")
+            try:
+                second = peer.sync()
+                if second.rows_in_target != source_rows:
+                    held = second.rows_in_target
+                    raise RuntimeError(f"{peer.name} holds {held:,} rows, the source {source_rows:,}")
+            except Exception as exc:
+                self.on_peer_failure(f"{peer.name} incremental round {number}", exc)
+                self.peers.remove(peer)
+                continue
             self.theirs[peer.name].append(second.measured.seconds)

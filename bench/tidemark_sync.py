@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 import psutil
 import psycopg
 
-from bench.measure import Measured, run
+from bench.measure import STEP_BOUND_SECONDS, Measured, StepStopped, kill_group, run
 from extract.project.package import PACKAGE_FOLDER, install_package
 
 REPO = Path(__file__).resolve().parent.parent
@@ -151,18 +152,38 @@ class SyncLoop:
         started = time.perf_counter()
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
-                command, env=project.env, cwd=REPO, stdout=subprocess.PIPE, stderr=log, text=True
+                command,
+                env=project.env,
+                cwd=REPO,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                start_new_session=True,  # its own process group: stopped, its JVM goes with it
             )
         try:
             self.first_report = self._report()  # the JVM, dbt and the project loaded
         except BaseException:
-            self.process.kill()
+            kill_group(self.process)
             raise
         self.first_seconds = time.perf_counter() - started
 
     def _report(self) -> dict[str, Any]:
+        """The next sync's report; a sync past the bound is stopped with the process (StepStopped)."""
         assert self.process.stdout is not None
-        line = self.process.stdout.readline()
+        stopped = threading.Event()
+
+        def stop() -> None:
+            stopped.set()
+            kill_group(self.process)
+
+        watchdog = threading.Timer(STEP_BOUND_SECONDS, stop)
+        watchdog.start()
+        try:
+            line = self.process.stdout.readline()
+        finally:
+            watchdog.cancel()
+        if stopped.is_set():
+            raise StepStopped("extract --every: a sync", STEP_BOUND_SECONDS, self.log.read_text())
         if not line:
             code = self.process.wait()
             raise RuntimeError(f"extract --every exited (code {code}) without reporting a sync; see {self.log}")
@@ -185,6 +206,8 @@ class SyncLoop:
         return self.project.logged(self.measured())
 
     def stop(self) -> None:
+        if self.process.poll() is not None:  # stopped past the bound, or exited: said then
+            return
         self.process.send_signal(signal.SIGTERM)
         code = self.process.wait(timeout=120)
         if code != 0:

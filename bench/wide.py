@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 
 from bench import databases, wide_source
-from bench.alone import run_section
+from bench.alone import OnPeerFailure, run_section
 from bench.databases import BenchDatabases
 from bench.measure import Measured
 from bench.peers import runner
@@ -149,9 +149,10 @@ def measure(
     rows: int = ROWS,
     peers: bool = True,
     section: dict[str, Any] | None = None,
+    on_peer_failure: OnPeerFailure | None = None,
 ) -> dict[str, Any]:
     """The section's figures, filled in `section` (when given) as each pass is timed: a failure later
-    keeps them."""
+    keeps them. A peer that fails is reported to `on_peer_failure` and left out of the passes after."""
     section = {} if section is None else section
     section.update({"tables": tables, "rows_per_table": rows, "passes": list(PASSES)})
     say(f"wide: {tables:,} tables of {rows:,} rows in the source's schema {wide_source.SCHEMA}")
@@ -178,11 +179,17 @@ def measure(
                 section["rows_changed"] = wide_source.change(bench_db.source_url, changed)
                 expected = wide_source.totals(bench_db.source_url, [(wide_source.SCHEMA, n) for n in names])
                 say(f"wide: changed {section['rows_changed']:,} rows in {len(changed)} tables")
-            for tool, url in tools:
+            for tool, url in list(tools):
                 bench_db.settle()
                 say(f"wide: {tool.name}: {label} pass")
-                seconds[tool.name][label] = tool.sync().seconds
-                _check(tool, url, names, expected)
+                try:
+                    seconds[tool.name][label] = tool.sync().seconds
+                    _check(tool, url, names, expected)
+                except Exception as exc:
+                    if tool in (command, every) or on_peer_failure is None:
+                        raise
+                    on_peer_failure(f"wide: {tool.name}, {label} pass", exc)
+                    tools.remove((tool, url))
     finally:
         every.stop()
     return section
@@ -230,8 +237,8 @@ def main() -> int:
     return run_section(
         "wide",
         f"wide-{args.tables}x{args.rows}",
-        lambda bench_db, say, section: measure(
-            bench_db, databases.WORK_DIR, say, args.tables, args.rows, not args.no_peers, section
+        lambda bench_db, say, section, on_peer_failure: measure(
+            bench_db, databases.WORK_DIR, say, args.tables, args.rows, not args.no_peers, section, on_peer_failure
         ),
         print_wide,
     )
