@@ -9,7 +9,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from extract.devtools.cdc import clean_up, enable_table, install_cdc
+from extract.devtools.cdc import enable_table, install_cdc
+from extract.devtools.cdc_cleanup import clean_up
 from tests.conftest import Project
 from tests.replica_check import assert_replicas_equal
 
@@ -124,3 +125,32 @@ def test_a_column_added_with_a_second_capture_instance_is_backfilled_then_read_f
     assert (second.migration_type, second.rows_landed) == ("incremental", 1)
     captured.merge()
     assert_replicas_equal(captured)
+
+
+def test_a_capture_instance_of_some_columns_brings_whole_rows_from_the_table(project: Project) -> None:
+    """A capture instance made with a column list lacks columns the replica has: a sync reads the changed
+    keys from it and their rows from the table, and its deletes still come from it."""
+    with project.source() as conn:
+        install_cdc(conn)
+        conn.execute("create schema dbo")
+        conn.execute(
+            """create table dbo."Orders" ("Id" integer primary key, "Status" text, "Note" text, "ModifiedDate" date)"""
+        )
+        conn.execute(
+            """insert into dbo."Orders" select i, 'open', 'n', date '2026-01-01' from generate_series(1, 20) as i"""
+        )
+        enable_table(conn, "dbo", "Orders", captured_columns=["Id", "Status"])
+    project.write_sync_tables(["dbo,Orders,,,true"])
+    project.generate()
+    project.sync_replicas()
+    assert _state(project)[0] == "cdc"
+    with project.source() as conn:
+        conn.execute("""update dbo."Orders" set "Note" = 'only an uncaptured column' where "Id" = 1""")
+        conn.execute("""update dbo."Orders" set "Status" = 'shipped', "ModifiedDate" = null where "Id" = 2""")
+        conn.execute("""delete from dbo."Orders" where "Id" in (3, 4)""")
+        conn.execute("""insert into dbo."Orders" values (100, 'new', 'fresh', date '2020-01-01')""")
+        conn.execute("""update dbo."Orders" set "Id" = 200 where "Id" = 5""")
+    results = {r.table: r for r in project.extract()}
+    assert results["dbo.Orders"].migration_type == "incremental", results
+    project.merge()
+    assert assert_replicas_equal(project) == 19  # Note of 1 and ModifiedDate of 2 compared too

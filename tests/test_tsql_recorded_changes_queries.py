@@ -121,7 +121,7 @@ def test_every_query_of_a_run_parses_and_quotes_every_name(number: int) -> None:
 
 
 def _cdc_queries() -> list[str]:
-    """What one CDC run sends: the catalog's, the highest LSN, and, over the last image of each key in an
+    """What one CDC run sends: the catalog's (instances and their columns), the highest LSN, and, over the last image of each key in an
     LSN range, the count, the partition ends and a partition's rows; then the keys that are gone, and the
     same two over the keys alone (a run that ends where a newer capture instance begins)."""
     instance = "Sales]x_Order Lines'"
@@ -131,6 +131,7 @@ def _cdc_queries() -> list[str]:
     return [
         DIALECT.cdc_installed_query(),
         DIALECT.cdc_instances_query(),
+        DIALECT.cdc_captured_columns_query(),
         DIALECT.cdc_max_lsn_query(),
         count_query(DIALECT, relation, ""),
         boundary_query(DIALECT, relation, order, ""),
@@ -141,11 +142,11 @@ def _cdc_queries() -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("number", range(9))
+@pytest.mark.parametrize("number", range(10))
 def test_every_query_of_a_cdc_run_parses_and_reads_the_lsn_range_asked(number: int) -> None:
     query = _cdc_queries()[number]
     tree = parse(query)
-    if number < 3:
+    if number < 4:
         return
     names = {i.this for i in tree.find_all(exp.Identifier) if i.quoted}
     assert "fn_cdc_get_all_changes_Sales]x_Order Lines'" in names, query

@@ -38,6 +38,13 @@ create table if not exists {SCHEMA}.change_tables (
     min_lsn bigint not null
 );
 
+create table if not exists {SCHEMA}.captured_columns (
+    capture_instance text not null,
+    column_name text not null,
+    column_ordinal integer not null,
+    primary key (capture_instance, column_name)
+);
+
 create or replace function {SCHEMA}.fn_cdc_get_max_lsn() returns bigint language plpgsql volatile as $body$
 declare
     highest bigint;
@@ -117,14 +124,25 @@ def _key_columns(conn: psycopg.Connection, relation: sql.Composable) -> list[str
     return [str(row[0]) for row in rows]
 
 
-def enable_table(conn: psycopg.Connection, schema: str, table: str, capture_instance: str | None = None) -> str:
+def enable_table(
+    conn: psycopg.Connection,
+    schema: str,
+    table: str,
+    capture_instance: str | None = None,
+    captured_columns: list[str] | None = None,
+) -> str:
     """sys.sp_cdc_enable_table: capture the table's changes from now on, in a capture instance of its own
-    (by default schema_table); returns the instance's name."""
+    (by default schema_table), of every column or of `captured_columns` (@captured_column_list, the key's
+    among them); returns the instance's name."""
     instance = capture_instance or f"{schema}_{table}"
     relation = sql.Identifier(schema, table)
     keys = _key_columns(conn, relation)
     if not keys:
         raise ValueError(f"CDC here needs a primary key, and {schema}.{table} has none")
+    columns = _columns(conn, relation)
+    captured = columns if captured_columns is None else [c for c in columns if c in captured_columns]
+    if len(captured) != len(set(captured_columns or columns)) or not set(keys) <= set(captured):
+        raise ValueError(f"captured columns {captured_columns} are not columns of {schema}.{table} with its key")
     change_table = sql.Identifier(SCHEMA, f"{instance}_CT")
     conn.execute(
         sql.SQL(
@@ -132,6 +150,13 @@ def enable_table(conn: psycopg.Connection, schema: str, table: str, capture_inst
             ' "__$xid" bigint not null, like {})'
         ).format(change_table, relation)
     )
+    for column in set(columns) - set(captured):
+        conn.execute(sql.SQL("alter table {} drop column {}").format(change_table, sql.Identifier(column)))
+    with conn.cursor() as cursor:
+        cursor.executemany(
+            sql.SQL("insert into {}.captured_columns values (%s, %s, %s)").format(sql.Identifier(SCHEMA)),
+            [(instance, column, ordinal) for ordinal, column in enumerate(captured, start=1)],
+        )
     conn.execute(sql.SQL("create index on {} ({})").format(change_table, sql.Identifier("__$start_lsn")))
     conn.execute(
         sql.SQL(
@@ -139,7 +164,7 @@ def enable_table(conn: psycopg.Connection, schema: str, table: str, capture_inst
             " for each row execute function {}()"
         ).format(change_table, sql.Identifier(SCHEMA, "stamp_commit"))
     )
-    _capture(conn, instance, relation, change_table, keys)
+    _capture(conn, instance, relation, change_table, keys, captured)
     conn.execute(
         sql.SQL(
             "create function {}(from_lsn bigint, to_lsn bigint, row_filter text) returns setof {} language sql stable"
@@ -164,15 +189,20 @@ def enable_table(conn: psycopg.Connection, schema: str, table: str, capture_inst
 
 
 def _capture(
-    conn: psycopg.Connection, instance: str, relation: sql.Identifier, change_table: sql.Identifier, keys: list[str]
+    conn: psycopg.Connection,
+    instance: str,
+    relation: sql.Identifier,
+    change_table: sql.Identifier,
+    keys: list[str],
+    captured: list[str],
 ) -> None:
-    """The statement triggers that write the images of the columns the table has now."""
+    """The statement triggers that write the images of the `captured` columns."""
     arguments = [
         sql.Literal(text.as_string(conn))
         for text in (
             change_table,
             sql.SQL(", ").join(map(sql.Identifier, keys)),
-            sql.SQL(", ").join(map(sql.Identifier, _columns(conn, relation))),
+            sql.SQL(", ").join(map(sql.Identifier, captured)),
         )
     ]
     for event, referencing in (
@@ -202,44 +232,3 @@ def _columns(conn: psycopg.Connection, relation: sql.Composable) -> list[str]:
         ).format(sql.Literal(relation.as_string(conn)))
     ).fetchall()
     return [str(row[0]) for row in rows]
-
-
-def disable_table(conn: psycopg.Connection, schema: str, table: str, capture_instance: str) -> None:
-    """sys.sp_cdc_disable_table: the instance, its change table and its function are gone."""
-    relation = sql.Identifier(schema, table)
-    for event in ("insert", "update", "delete"):
-        conn.execute(
-            sql.SQL("drop trigger {} on {}").format(sql.Identifier(f"cdc_{capture_instance}_{event}"), relation)
-        )
-    conn.execute(
-        sql.SQL("drop function {}").format(sql.Identifier(SCHEMA, f"fn_cdc_get_all_changes_{capture_instance}"))
-    )
-    conn.execute(sql.SQL("drop table {}").format(sql.Identifier(SCHEMA, f"{capture_instance}_CT")))
-    conn.execute(
-        sql.SQL("delete from {}.change_tables where capture_instance = %s").format(sql.Identifier(SCHEMA)),
-        (capture_instance,),
-    )
-
-
-def clean_up(conn: psycopg.Connection, capture_instance: str, low_water_mark: int | None = None) -> int:
-    """sys.sp_cdc_cleanup_change_table: the instance's changes below `low_water_mark` (the highest LSN
-    captured, when None) are dropped, and its minimum LSN raised to it. Returns the new minimum."""
-    schema = sql.Identifier(SCHEMA)
-    row = conn.execute(
-        sql.SQL("select coalesce(cast(%s as bigint), {}.fn_cdc_get_max_lsn() + 1)").format(schema), (low_water_mark,)
-    ).fetchone()
-    assert row is not None
-    mark = int(row[0])
-    conn.execute(
-        sql.SQL("delete from {} where {} < %s").format(
-            sql.Identifier(SCHEMA, f"{capture_instance}_CT"), sql.Identifier("__$start_lsn")
-        ),
-        (mark,),
-    )
-    conn.execute(
-        sql.SQL("update {}.change_tables set min_lsn = greatest(min_lsn, %s) where capture_instance = %s").format(
-            schema
-        ),
-        (mark, capture_instance),
-    )
-    return mark

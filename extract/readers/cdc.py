@@ -3,6 +3,10 @@ key (by LSN, then sequence, then operation): an insert's or an update's row land
 delete, or the before-image of an update that moved the key away, lands as a tombstone. Every read of
 the run asks the same LSN range, so they see one set of changes.
 
+A capture instance made with a column list (@captured_column_list) holds only those columns: a run
+reading one that lacks a column it lands takes the changed keys from it, and their rows from the table
+as it is now, as Change Tracking's are; its deletes stay exact.
+
 A table has at most two capture instances, the second made to follow a schema change, whose columns
 the first may lack. A run reads the newest instance that began at or before its first LSN. When a newer
 one began after that, the run reads up to where it begins, and only the keys from the older one: their
@@ -67,17 +71,22 @@ class CdcReader(RecordedChangesReader):
             if stop is not None and stop - 1 < self.parse(record.watermark_candidate or ""):
                 record.watermark_candidate = self.text(stop - 1)  # the next run reads the newer instance
 
+    def _captures_every_column(self, name: str) -> bool:
+        instance = next(i for i in self._instances(False) if i.name == name)
+        return instance.captures(column.source.name for column in self.plan.columns)
+
     def _source(self, since: int, upto: int) -> tuple[str, bool]:
         """The capture instance read, and whether a newer one begins after `since` (the run's last)."""
         instance, stop = instance_for(self._instances(False), since)
         return instance.name, stop is not None
 
     def _query(self, since: int, upto: int, of_keys: Callable[..., str], of_images: Callable[..., str]) -> str:
-        """`of_images` over the change rows' last images; when a newer instance supersedes the one read,
-        `of_keys` over the table's rows of the changed keys."""
+        """`of_images` over the change rows' last images; when a newer instance supersedes the one read, or
+        the one read captures only some of the columns the run lands, `of_keys` over the table's rows of
+        the changed keys."""
         instance, superseded = self._source(since, upto)
         dialect, plan = self.context.dialect, self.plan
-        if superseded:
+        if superseded or not self._captures_every_column(instance):
             keys = cdc.changed_keys(dialect, instance, plan.source_keys, since, upto)
             return of_keys(dialect, plan.table, plan.source_keys, keys)
         return of_images(dialect, instance, plan.source_keys, since, upto)

@@ -3,7 +3,7 @@ Change Tracking with their minimum valid versions, and CDC's capture instances w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -21,6 +21,12 @@ class CaptureInstance:
     name: str
     start_lsn: int
     min_lsn: int
+    #: The table's columns it captures, case-folded (sys.sp_cdc_enable_table's @captured_column_list).
+    columns: frozenset[str] = frozenset()
+
+    def captures(self, names: Iterable[str]) -> bool:
+        """Whether its change rows hold every one of the columns `names`."""
+        return all(name.casefold() in self.columns for name in names)
 
 
 @dataclass(frozen=True)
@@ -77,9 +83,13 @@ def capture_instances(source: JdbcConnection, dialect: Dialect) -> dict[tuple[st
     """Every capture instance of every table CDC captures, oldest first, in one query."""
     if not _installed(source, dialect.cdc_installed_query()):
         return {}
+    columns: dict[str, set[str]] = {}
+    for name, column in source.query(dialect.cdc_captured_columns_query()):
+        columns.setdefault(str(name), set()).add(str(column).casefold())
     instances: dict[tuple[str, str], list[CaptureInstance]] = {}
     for schema, table, name, start, low in source.query(dialect.cdc_instances_query()):
-        instance = CaptureInstance(str(name), int(str(start), 16), int(str(low), 16))
+        captured = frozenset(columns.get(str(name), ()))
+        instance = CaptureInstance(str(name), int(str(start), 16), int(str(low), 16), captured)
         instances.setdefault((str(schema), str(table)), []).append(instance)
     return {key: tuple(sorted(found, key=lambda i: i.start_lsn)) for key, found in instances.items()}
 

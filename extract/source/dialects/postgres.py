@@ -68,6 +68,9 @@ class PostgresDialect(Dialect):
             f" lpad(to_hex(min_lsn), 20, '0') from {CDC_SCHEMA}.change_tables"
         )
 
+    def cdc_captured_columns_query(self) -> str:
+        return f"select capture_instance, column_name from {CDC_SCHEMA}.captured_columns"
+
     def cdc_max_lsn_query(self) -> str:
         return f"select lpad(to_hex({CDC_SCHEMA}.fn_cdc_get_max_lsn()), 20, '0') as max_lsn"
 

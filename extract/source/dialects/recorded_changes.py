@@ -35,6 +35,10 @@ class RecordedChangesSql:
         the LSNs as 20 hex digits: one query for every table of a pass."""
         raise NotImplementedError(f"{self.name} has no CDC")
 
+    def cdc_captured_columns_query(self) -> str:
+        """SQL returning (capture instance, column name) of every column every capture instance captures."""
+        raise NotImplementedError(f"{self.name} has no CDC")
+
     def cdc_max_lsn_query(self) -> str:
         """One row, one column: sys.fn_cdc_get_max_lsn() as 20 hex digits, every change below it captured."""
         raise NotImplementedError(f"{self.name} has no CDC")

@@ -62,6 +62,12 @@ class TsqlDialect(Dialect):
             " inner join sys.schemas as s on s.schema_id = t.schema_id"
         )
 
+    def cdc_captured_columns_query(self) -> str:
+        return (
+            "select captured.capture_instance, columns.column_name from cdc.captured_columns as columns"
+            " inner join cdc.change_tables as captured on captured.object_id = columns.object_id"
+        )
+
     def cdc_max_lsn_query(self) -> str:
         return "select convert(varchar(20), sys.fn_cdc_get_max_lsn(), 2) as max_lsn"
 
