@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from extract.devtools.cdc import enable_table, install_cdc
 from extract.devtools.change_tracking import enable_change_tracking, install_change_tracking
 from tests.conftest import REPO, Project
 from tests.replica_check import assert_replicas_equal
@@ -112,16 +113,21 @@ def test_kill_nine_during_extract_and_merge(big: Project) -> None:
     assert_replicas_equal(big)
 
 
-def test_kill_nine_during_a_change_tracking_sync(big: Project) -> None:
-    """Killed while it lands the changed rows, then changed again: the resumed run and the next sync
-    leave the replica exact."""
+@pytest.mark.parametrize("reader", ["change_tracking", "cdc"])
+def test_kill_nine_during_a_sync_of_recorded_changes(big: Project, reader: str) -> None:
+    """Killed while it lands the changed rows (read by Change Tracking, or from CDC's change rows), then
+    changed again: the resumed run and the next sync leave the replica exact."""
     del big.env["PARTITION_ROWS"]
     with big.source() as conn:
-        install_change_tracking(conn)
-        enable_change_tracking(conn, "dbo", "Big")
-    big.close()  # planned again: Change Tracking reads the table now
+        if reader == "cdc":
+            install_cdc(conn)
+            enable_table(conn, "dbo", "Big")
+        else:
+            install_change_tracking(conn)
+            enable_change_tracking(conn, "dbo", "Big")
+    big.close()  # planned again: the reader of the recorded changes reads the table now
     big.sync_replicas()
-    assert big.scalar("select reader from _migration.stream_state") == "change_tracking"
+    assert big.scalar("select reader from _migration.stream_state") == reader
     with big.source() as conn:
         conn.execute("""update dbo."Big" set "Payload" = 'changed' where "Id" % 4 = 0""")  # 7,500 rows
         conn.execute("""delete from dbo."Big" where "Id" % 50 = 5""")

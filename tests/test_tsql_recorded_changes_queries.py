@@ -121,9 +121,10 @@ def test_every_query_of_a_run_parses_and_quotes_every_name(number: int) -> None:
 
 
 def _cdc_queries() -> list[str]:
-    """What one CDC run sends: the catalog's (instances and their columns), the highest LSN, and, over the last image of each key in an
-    LSN range, the count, the partition ends and a partition's rows; then the keys that are gone, and the
-    same two over the keys alone (a run that ends where a newer capture instance begins)."""
+    """What one CDC run sends: the catalog's (instances and their columns), the highest LSN, and, over the
+    last image of each key in an LSN range, the count, the partition ends and a partition's rows; then the
+    keys that are gone, and the same two over the keys alone (a run that ends where a newer capture
+    instance begins, or reads one that lacks columns)."""
     instance = "Sales]x_Order Lines'"
     relation = cdc.changed_rows_relation(DIALECT, instance, KEYS, 0x1234, 0xABCDEF)
     order = tuple(KEYS)
