@@ -88,7 +88,7 @@ def main() -> int:
         changes = results.setdefault("recorded_changes", {})
         sections.run(
             "recorded changes",
-            lambda: changes.update(recorded_changes.measure(bench_db, work, args.rows, _say, args.percent)),
+            lambda: recorded_changes.measure(bench_db, work, args.rows, _say, args.percent, section=changes),
         )
     finally:
         databases.stop()

@@ -38,11 +38,11 @@ def server_settings() -> dict[str, str]:
         "max_wal_size": "16GB",
         "checkpoint_timeout": "15min",
         "random_page_cost": "1.1",
-        # The plan of any statement that runs a minute or more lands in the server's log: a merge
-        # whose plan blew up shows why (no instrumentation: nothing else is slowed).
         # A statement whose client is gone (a step stopped past the bound) ends within seconds, instead of
         # running on and slowing every step after it.
         "client_connection_check_interval": "5s",
+        # The plan of any statement that runs a minute or more lands in the server's log: a merge
+        # whose plan blew up shows why (no instrumentation: nothing else is slowed).
         "session_preload_libraries": "auto_explain",
         "auto_explain.log_min_duration": "60s",
         "auto_explain.log_nested_statements": "on",

@@ -6,7 +6,7 @@ vouches for goes ahead while dbt is imported, and one with nothing to land ends 
 it. The check itself is still made, on dbt's import thread, and always before dbt runs.
 
 The record is a hash of what the check reads: the arguments, dbt's version, dbt_project.yml,
-profiles.yml, the target's server and database, DBT_TARGET, and the values of the environment
+profiles.yml, the target's server and database, DBT_TARGET, DBT_WRITE_JSON, and the values of the environment
 variables the two files read, but for those whose names say they are secret (a password names no
 server or database, so the check does not depend on it). A change in any of them makes a new check
 before anything is written.
