@@ -133,7 +133,8 @@ def test_kill_nine_during_a_sync_of_recorded_changes(big: Project, reader: str) 
         conn.execute("""delete from dbo."Big" where "Id" % 50 = 5""")
         conn.execute("""insert into dbo."Big" select i, 'new', null from generate_series(40001, 40100) as i""")
     big.env["PARTITION_ROWS"] = str(PARTITION_ROWS)
-    assert not _extract_killed_after(big, 1, 0.2)
+    # CDC's change rows land faster than Change Tracking's join: killed at its first report, mid-landing.
+    assert not _extract_killed_after(big, 1, 0.0 if reader == "cdc" else 0.2)
     killed = big.scalar("select max(run_id) from _migration.run_log")
     with big.source() as conn:  # while it lies killed: rows of landed partitions and of pending ones change
         conn.execute("""update dbo."Big" set "Payload" = 'again' where "Id" % 97 = 1""")
