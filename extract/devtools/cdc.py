@@ -144,14 +144,7 @@ def enable_table(
     if len(captured) != len(set(captured_columns or columns)) or not set(keys) <= set(captured):
         raise ValueError(f"captured columns {captured_columns} are not columns of {schema}.{table} with its key")
     change_table = sql.Identifier(SCHEMA, f"{instance}_CT")
-    conn.execute(
-        sql.SQL(
-            'create table {} ("__$start_lsn" bigint, "__$seqval" bigint not null, "__$operation" integer not null,'
-            ' "__$xid" bigint not null, like {})'
-        ).format(change_table, relation)
-    )
-    for column in set(columns) - set(captured):
-        conn.execute(sql.SQL("alter table {} drop column {}").format(change_table, sql.Identifier(column)))
+    _create_change_table(conn, relation, change_table, [c for c in columns if c not in captured])
     with conn.cursor() as cursor:
         cursor.executemany(
             sql.SQL("insert into {}.captured_columns values (%s, %s, %s)").format(sql.Identifier(SCHEMA)),
@@ -186,6 +179,20 @@ def enable_table(
         (instance, relation.as_string(conn), schema, table),
     )
     return instance
+
+
+def _create_change_table(
+    conn: psycopg.Connection, relation: sql.Identifier, change_table: sql.Identifier, left_out: list[str]
+) -> None:
+    """cdc.<instance>_CT: the change rows' own columns, then the table's but for those `left_out`."""
+    conn.execute(
+        sql.SQL(
+            'create table {} ("__$start_lsn" bigint, "__$seqval" bigint not null, "__$operation" integer not null,'
+            ' "__$xid" bigint not null, like {})'
+        ).format(change_table, relation)
+    )
+    for column in left_out:
+        conn.execute(sql.SQL("alter table {} drop column {}").format(change_table, sql.Identifier(column)))
 
 
 def _capture(
