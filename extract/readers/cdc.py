@@ -71,14 +71,10 @@ class CdcReader(RecordedChangesReader):
             if stop is not None and stop - 1 < self.parse(record.watermark_candidate or ""):
                 record.watermark_candidate = self.text(stop - 1)  # the next run reads the newer instance
 
-    def _captures_every_column(self, name: str) -> bool:
-        instance = next(i for i in self._instances(False) if i.name == name)
-        return instance.captures(column.source.name for column in self.plan.columns)
-
-    def _source(self, since: int, upto: int) -> tuple[str, bool]:
+    def _source(self, since: int, upto: int) -> tuple[CaptureInstance, bool]:
         """The capture instance read, and whether a newer one begins after `since` (the run's last)."""
         instance, stop = instance_for(self._instances(False), since)
-        return instance.name, stop is not None
+        return instance, stop is not None
 
     def _query(self, since: int, upto: int, of_keys: Callable[..., str], of_images: Callable[..., str]) -> str:
         """`of_images` over the change rows' last images; when a newer instance supersedes the one read, or
@@ -86,10 +82,10 @@ class CdcReader(RecordedChangesReader):
         the changed keys."""
         instance, superseded = self._source(since, upto)
         dialect, plan = self.context.dialect, self.plan
-        if superseded or not self._captures_every_column(instance):
-            keys = cdc.changed_keys(dialect, instance, plan.source_keys, since, upto)
+        if superseded or not instance.captures(column.source.name for column in plan.columns):
+            keys = cdc.changed_keys(dialect, instance.name, plan.source_keys, since, upto)
             return of_keys(dialect, plan.table, plan.source_keys, keys)
-        return of_images(dialect, instance, plan.source_keys, since, upto)
+        return of_images(dialect, instance.name, plan.source_keys, since, upto)
 
     def changed_rows(self, since: int, upto: int) -> str:
         return self._query(since, upto, rows_of_keys, cdc.changed_rows_relation)
@@ -99,4 +95,4 @@ class CdcReader(RecordedChangesReader):
 
     def any_change(self, since: int, upto: int) -> str:
         instance, _ = self._source(since, upto)
-        return f"exists (select 1 from {self.context.dialect.cdc_changes(instance, since, upto)} as c)"
+        return f"exists (select 1 from {self.context.dialect.cdc_changes(instance.name, since, upto)} as c)"
