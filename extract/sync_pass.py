@@ -11,6 +11,7 @@ from dataclasses import replace
 import psycopg
 
 from extract.catalog_state.read import CatalogRead
+from extract.config.file_sources import FileSource, read_file_sources
 from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
 from extract.config.settings import Settings
@@ -26,6 +27,9 @@ from extract.core.errors import (
 )
 from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
+from extract.files.plan import generation_plan, stream_names
+from extract.files.selection import split_names
+from extract.files.sync import sync_files
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import check_target_state
 from extract.pass_request import PassRequest, TableJob
@@ -53,8 +57,9 @@ class SyncPass:
         self._catalog_reads = 0
         self._catalog: dict[str, object] = {}
 
-    def _tables(self, planner: Planner) -> list[SyncTable]:
-        names = self.request.table_names
+    def _tables(self, planner: Planner, names: list[str] | None, files: list[FileSource]) -> list[SyncTable]:
+        if names == [] or (names is None and files and not planner.enabled_tables()):
+            return []  # only file sources
         tables = planner.selected(names)
         if self.request.as_of is not None and names is None:
             tables = [t for t in tables if t.asof_history]
@@ -81,12 +86,15 @@ class SyncPass:
                 # dbt's profile and arguments, refused before anything is written (dbt's import meanwhile
                 # overlaps the JVM's start); when a record vouches for them, again before dbt runs.
                 self.dbt.check_arguments()
-            tables = self._tables(planner)
+            file_sources = [] if request.as_of else read_file_sources(self.settings.seeds_dir)
+            files, table_names = split_names(file_sources, request.table_names)
+            tables = self._tables(planner, table_names, files)
             observer = ConsoleObserver(quiet=request.quiet or request.json)
             self._read_catalog(planner, observer)
             workers = self.settings.max_parallel_transfers
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
                 jobs = list(pool.map(lambda config: self._job(planner, config), tables))
+                jobs += [self._file_job(planner, source) for source in files]
                 recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
                 self._catalog["read"] = None if recorded is None else recorded.read_id
                 unchanged = self._unchanged(planner, jobs, recorded, observer, pool)
@@ -100,6 +108,7 @@ class SyncPass:
             if touches_project(recorded, [getattr(t.result, "schema_changes", []) for t in summary]):
                 self._follow_catalog(planner, observer)
             replicas = {config.key: planner.names(config) for config in tables}
+            replicas |= {source.key: stream_names(source) for source in files}
             if self._reconcile_due():
                 return self._reconcile(planner, self._finish(summary, replicas))
         finally:
@@ -188,9 +197,14 @@ class SyncPass:
             config, lambda observer: sync_table(planner.context, plan, observer, refresh), None if refresh else plan
         )
 
+    def _file_job(self, planner: Planner, source: FileSource) -> TableJob:
+        config = generation_plan(source, self.settings.state_schema).config
+        return TableJob(config, lambda observer: sync_files(planner.context, source, planner.type_map, observer))
+
     def _sync(self, job: TableJob, observer: ConsoleObserver) -> TableReport:
         try:
-            return TableReport(job.config.key, "landed", job.run(observer))
+            result = job.run(observer)
+            return TableReport(job.config.key, "unchanged" if result is None else "landed", result)
         except Exception as exc:  # one table's failure must not stop the others
             message = shown_error(exc, self.request.verbose)  # a key value only with --verbose
             if self.request.verbose:

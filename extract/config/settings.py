@@ -41,6 +41,8 @@ class Settings:
     extra_jars: tuple[str, ...]
     read_uncommitted: bool
     safety_window: timedelta
+    #: How long a new file must keep its size and time to be read (a file source's second listing).
+    files_settle: timedelta
     partition_threshold: int
     max_partitions: int
     min_partition_rows: int
@@ -183,6 +185,7 @@ def load_settings(
         extra_jars=extra_jars(env),
         read_uncommitted=spec.READ_UNCOMMITTED.value(env),
         safety_window=spec.SAFETY_WINDOW.value_or(safety_window, "--safety-window", env),
+        files_settle=spec.FILES_SETTLE.value(env),
         partition_threshold=spec.PARTITION_THRESHOLD.value(env),
         max_partitions=spec.MAX_PARTITIONS.value(env),
         min_partition_rows=spec.MIN_PARTITION_ROWS.value(env),

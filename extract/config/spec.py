@@ -68,6 +68,10 @@ READ_UNCOMMITTED = Setting(
 SAFETY_WINDOW = Setting(
     "TIDEMARK_SAFETY_WINDOW", v.duration(), "5m", "re-read this much before the committed watermark"
 )
+#: A file still being written changes size or time between two listings this far apart (extract/files).
+FILES_SETTLE = Setting(
+    "TIDEMARK_FILES_SETTLE", v.duration(), "1s", "a new file is listed twice this far apart; one still growing waits"
+)
 #: DDL committed late, or stamped by a clock that drifted, is still seen.
 CATALOG_PREPONE = Setting(
     "TIDEMARK_CATALOG_PREPONE", v.duration(), "3h", "a catalog read looks this much before the previous one"
@@ -220,6 +224,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     *(SOURCE_URL, SOURCE_USER, SOURCE_PASSWORD, SOURCE_CONNECT_TIMEOUT),
     *(TARGET_URL, TARGET_HOST, TARGET_PORT, TARGET_DBNAME, TARGET_USER, TARGET_PASSWORD, TARGET_CONNECT_TIMEOUT),
     *(PROJECT_DIR, GX_ROOT, CURSOR_CANDIDATES, SPARK_MASTER, JARS, READ_UNCOMMITTED, SAFETY_WINDOW, CATALOG_PREPONE),
+    FILES_SETTLE,
     *(PARTITION_THRESHOLD, MAX_PARTITIONS, MIN_PARTITION_ROWS, PARTITION_ROWS, MAX_PARALLEL_TRANSFERS),
     *(READ_RETRIES, RETRY_BACKOFF, ON_EXPIRED_VERSION, STATE_SCHEMA, STATE_KEY),
     *(RECONCILE_FACTOR, RECONCILE_LEAF_ROWS, RECONCILE_DRIVER_ROWS, RECONCILE_PAIRS_ROWS),

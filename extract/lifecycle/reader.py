@@ -30,6 +30,7 @@ class ReaderKind(StrEnum):
     FULL_REFRESH = "full_refresh"
     ASOF_SNAPSHOT = "asof_snapshot"
     RECONCILE_REPAIRS = "reconcile_repairs"
+    FILES = "files"
 
 
 @dataclass(frozen=True)

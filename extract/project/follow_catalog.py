@@ -12,8 +12,10 @@ from pathlib import Path
 import psycopg
 
 from extract.catalog_state.read import CatalogRead
+from extract.config.file_sources import read_file_sources
 from extract.core.errors import TidemarkError
 from extract.evolution.drift import drift, replica_columns, replica_key
+from extract.files.plan import generation_plans
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.project.generate import Origin, write_project_files
@@ -54,5 +56,7 @@ def follow_catalog(planner: Planner, project_dir: Path) -> tuple[list[Path], str
         return [], f"the dbt files were not written again ({exc}); run python -m extract generate when fixed"
     with psycopg.connect(planner.settings.target.libpq_url, autocommit=True) as conn:
         described = [as_replicated(conn, plan) for plan in plans]
+    settings = planner.settings
+    described += generation_plans(read_file_sources(settings.seeds_dir), settings.state_schema)
     origin = Origin.of(planner.settings.source, planner.aliases)
     return write_project_files(project_dir, described, origin), None

@@ -62,10 +62,15 @@ def _source_call(schema: str, table: str) -> str:
     return f"source({jinja_string(schema)}, {jinja_string(table)})"
 
 
+def from_files(plan: TablePlan) -> bool:
+    """Whether the replica is a file source's (extract/files): it has no source table for the lineage."""
+    return plan.config.reader == "files"
+
+
 def model_sql(plan: TablePlan, origin: Origin | None = None) -> str:
     names = plan.names
     depends = ""
-    if origin is not None:  # lineage: the replica comes from its source table
+    if origin is not None and not from_files(plan):  # lineage: the replica comes from its source table
         origin_table = _source_call(origin.source_name(plan.table.schema), fold_name(plan.table.name))
         depends = f"-- depends_on: {{{{ {origin_table} }}}}\n"
     batch = f"{{{{ tidemark.tidemark_staged_batch({_source_call(names.schema, names.staging_table)}) }}}}\n"
@@ -105,7 +110,8 @@ def origin_sources_doc(plans: Sequence[TablePlan], origin: Origin) -> dict[str, 
     """The source's tables as dbt sources, one per schema: where the lineage starts. dbt never reads them."""
     by_schema: dict[str, list[TablePlan]] = {}
     for plan in plans:
-        by_schema.setdefault(plan.table.schema, []).append(plan)
+        if not from_files(plan):
+            by_schema.setdefault(plan.table.schema, []).append(plan)
     meta = {"system": origin.system, "host": dbt_text(origin.host), "database": dbt_text(origin.database)}
     return {
         "version": 2,

@@ -11,7 +11,7 @@ from extract.config.seeds import read_csv
 from extract.core.errors import TidemarkError
 from extract.source.catalog import SourceColumn, SourceTable
 
-DIALECTS = ("sqlserver", "postgres")
+DIALECTS = ("sqlserver", "postgres", "spark")
 #: What a target_type may say about the source column's declared type.
 PLACEHOLDERS = frozenset({"length", "precision", "scale"})
 #: Why the target refuses a type name (extract/source/target_types.py), or None when it takes it.

@@ -101,13 +101,14 @@ create table if not exists {state}.state_audit (
 );
 create index if not exists state_audit_table_key on {state}.state_audit (table_key, version);
 
--- Which reader a committed state is for: a Change Tracking version is 'ct:' and 20 digits, a CDC log
+-- Which reader a committed state is for: a file source's cursor field is '_file_checkpoint'; a Change Tracking version is 'ct:' and 20 digits, a CDC log
 -- sequence number 'lsn:' and 20 hex digits; a table without a cursor is read whole; a modify id is '0x'
 -- and 16 hex digits; any other cursor value is a clock reading.
 create or replace function {state}.tidemark_reader_kind(cursor_column text, cursor_value text) returns text
 language sql immutable
 as $$
     select case
+        when cursor_column = '_file_checkpoint' then 'files'
         when cursor_value like 'ct:%' then 'change_tracking'
         when cursor_value like 'lsn:%' then 'cdc'
         when cursor_column is null then 'full_refresh'
@@ -612,6 +613,68 @@ language sql stable
 as $$
     select case when jsonb_typeof(value) = 'string' then cast({state}.tidemark_reveal(value #>> '{{}}') as jsonb) else value end
 $$;
+
+-- File sources (extract/files): the files each run planned to land ('land'), found with a new time but the
+-- same content ('same': the new time is kept, so the file is not read again), found gone and deleted
+-- ('remove'), or could not read ('failed', with why).
+create table if not exists {state}.file_log (
+    table_key text not null,
+    run_id bigint not null,
+    path text not null,
+    size bigint not null,
+    modified_ms bigint not null,
+    sha256 text not null,
+    action text not null check (action in ('land', 'same', 'remove', 'failed')),
+    rows_landed bigint,
+    error text,
+    primary key (table_key, run_id, path)
+);
+-- Each file source's checkpoint: every file its merges took, as it was then, one row a file and no cap.
+-- A merge writes it in its own transaction (the trigger below), as it writes the registry.
+create table if not exists {state}.file_checkpoint (
+    table_key text not null,
+    path text not null,
+    size bigint not null,
+    modified_ms bigint not null,
+    sha256 text not null,
+    rows_landed bigint,
+    run_id bigint not null,
+    committed_at timestamptz not null default clock_timestamp(),
+    primary key (table_key, path)
+);
+
+create or replace function {state}.tidemark_commit_file_checkpoint() returns trigger
+language plpgsql
+as $$
+begin
+    with taken as (
+        select distinct on (logged.path) logged.*
+        from {state}.file_log as logged
+        where logged.table_key = new.table_key and logged.run_id = any(new.run_ids) and logged.action <> 'failed'
+        order by logged.path asc, logged.run_id desc
+    ),
+
+    removed as (
+        delete from {state}.file_checkpoint as kept
+        using taken
+        where kept.table_key = taken.table_key and kept.path = taken.path and taken.action = 'remove'
+    )
+
+    insert into {state}.file_checkpoint as kept (table_key, path, size, modified_ms, sha256, rows_landed, run_id)
+    select taken.table_key, taken.path, taken.size, taken.modified_ms, taken.sha256, taken.rows_landed, taken.run_id
+    from taken
+    where taken.action <> 'remove'
+    on conflict (table_key, path) do update set
+        size = excluded.size, modified_ms = excluded.modified_ms, sha256 = excluded.sha256,
+        rows_landed = coalesce(excluded.rows_landed, kept.rows_landed), run_id = excluded.run_id,
+        committed_at = clock_timestamp();
+    return null;
+end
+$$;
+
+drop trigger if exists commit_file_checkpoint on {state}.merge_log;
+create trigger commit_file_checkpoint after insert on {state}.merge_log
+for each row execute function {state}.tidemark_commit_file_checkpoint();
 
 -- Nothing of the state schema for PUBLIC: functions are executable by anyone unless revoked.
 revoke all on all functions in schema {state} from public;

@@ -1,5 +1,8 @@
 package tidemark.landing;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 import org.apache.spark.sql.Dataset;
@@ -49,6 +52,31 @@ public final class CopyLanding {
                 tagged, partitionNumbers);
         frame.queryExecution().toRdd().toJavaRDD().mapPartitionsWithIndex(lander, false).collect();
         return lander.format();
+    }
+
+    /**
+     * Lands `frame`, a read of files whose every Spark partition is one whole file, each file as the
+     * partition of run `runId` that `fileNumbers` gives its path (as Hadoop prints it).
+     *
+     * @return one {file number, rows landed, "1" if it had landed before, why it could not be read or
+     *     null} per file read; a file that was not read (no rows in it) has none
+     */
+    public static String[][] landFiles(
+            Dataset<Row> frame,
+            String[] targetTypes,
+            String url,
+            Properties properties,
+            String copyStatement,
+            String markStatement,
+            long runId,
+            Map<String, Integer> fileNumbers) {
+        PartitionLander lander = lander(
+                frame.schema().fields(), targetTypes, url, properties, copyStatement, markStatement, runId,
+                true, new int[0]);
+        FileLander files = new FileLander(lander, new HashMap<>(fileNumbers));
+        List<String[]> results =
+                frame.queryExecution().toRdd().toJavaRDD().mapPartitionsWithIndex(files, false).collect();
+        return results.toArray(new String[0][]);
     }
 
     /** The lander of rows with these fields: binary COPY when every field has an exact binary form. */

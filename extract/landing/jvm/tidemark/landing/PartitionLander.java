@@ -71,7 +71,8 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
         }
     }
 
-    private Iterator<long[]> land(int number, Iterator<InternalRow> rows) throws SQLException {
+    /** Lands `rows` as partition `number`: {number, rows landed, 1 if it had landed before}. */
+    Iterator<long[]> land(int number, Iterator<InternalRow> rows) throws SQLException {
         long count = 0;
         boolean already;
         // The driver class directly: DriverManager sees only the JVM's own class path, not spark.jars.

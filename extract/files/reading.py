@@ -1,0 +1,123 @@
+"""A file source's files read by Spark: their schema, and their rows as the replica's columns, one Spark
+partition per whole file (so that each file lands, and fails, alone)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from py4j.protocol import Py4JJavaError
+
+from extract.config.file_sources import FileSource
+from extract.core.errors import TidemarkError
+from extract.core.sql_contract import FILE_COLUMN, FILE_ROW_COLUMN
+from extract.landing.java_errors import java_error_line
+from extract.source.typemap import MappedColumn
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, DataFrameReader, SparkSession
+
+#: How many of a run's files a CSV or JSON schema is guessed from, when the replica does not say it.
+INFER_FROM_FILES = 8
+#: Spark's monotonically_increasing_id keeps a row's place in its partition in the low 33 bits.
+_ROW_BITS = (1 << 33) - 1
+_GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")
+_NESTED = ("struct<", "array<", "map<")
+
+
+def glob_escaped(path: str) -> str:
+    """The path as Spark's loader takes it literally: it reads a path with glob characters as a glob."""
+    return _GLOB_CHARACTERS.sub(r"\\\1", path)
+
+
+def _reader(spark: SparkSession, source: FileSource) -> DataFrameReader:
+    reader = spark.read.format(source.format).option("mode", "FAILFAST")
+    if source.format == "csv":
+        csv = source.csv
+        reader = (
+            reader.option("header", str(csv.header).lower())
+            .option("sep", csv.delimiter)
+            .option("quote", csv.quote)
+            .option("escape", csv.quote)  # RFC 4180: a quote inside a quoted value is doubled
+            .option("encoding", csv.encoding)
+            .option("enforceSchema", "false")  # a header that is not the columns fails its file
+        )
+    return reader
+
+
+def file_fields(spark: SparkSession, source: FileSource, paths: list[str]) -> list[tuple[str, str]]:
+    """(name, Spark type) of the files' columns: Parquet's own, CSV's and JSON's guessed from a few files."""
+    reader = _reader(spark, source)
+    if source.format == "parquet":
+        reader = reader.option("mergeSchema", "true")
+        chosen = paths
+    else:
+        reader = reader.option("inferSchema", "true")
+        chosen = paths[:INFER_FROM_FILES]
+    try:
+        schema = reader.load([glob_escaped(p) for p in chosen]).schema
+    except Py4JJavaError as exc:
+        raise TidemarkError(f"{source.key}: reading the files' columns failed: {java_error_line(exc)}") from None
+    return [(f.name, _spark_type(f.dataType.simpleString())) for f in schema.fields]
+
+
+def _spark_type(simple: str) -> str:
+    return "json" if simple.startswith(_NESTED) else simple
+
+
+def _ddl(columns: list[MappedColumn]) -> str:
+    def quoted(name: str) -> str:
+        return "`" + name.replace("`", "``") + "`"
+
+    kinds = [("string" if c.source.base_type == "json" else c.source.type_text) for c in columns]
+    return ", ".join(f"{quoted(c.source.name)} {kind}" for c, kind in zip(columns, kinds, strict=True))
+
+
+def file_rows(spark: SparkSession, source: FileSource, columns: list[MappedColumn], files: dict[str, str]) -> DataFrame:
+    """The rows of `files` (path -> Spark's URL of it) as `columns`, in order: each data column by name (a
+    column a file lacks is NULL, in JSON and Parquet), then the file's path and, without a key, the row's
+    place in it."""
+    from pyspark.sql import functions as F
+
+    data = [c for c in columns if c.target_name not in (FILE_COLUMN, FILE_ROW_COLUMN)]
+    reader = _reader(spark, source)
+    if source.format != "parquet":
+        reader = reader.schema(_ddl(data))
+    frame = reader.load([glob_escaped(p) for p in files])
+    names = {name.lower(): name for name in frame.columns}
+    chosen: list[Column] = []
+    for column in data:
+        found = names.get(column.source.name.lower())
+        value = F.lit(None) if found is None else frame[f"`{found}`"]
+        if column.source.base_type == "json" and source.format == "parquet" and found is not None:
+            value = F.to_json(value)
+        kind = "string" if column.source.base_type == "json" else column.source.type_text
+        chosen.append(value.cast(kind).alias(column.target_name))
+    by_url = F.create_map(*(F.lit(text) for path, url in files.items() for text in (url, path)))
+    chosen.append(F.element_at(by_url, F.col("_metadata.file_path")).alias(FILE_COLUMN))
+    if any(c.target_name == FILE_ROW_COLUMN for c in columns):
+        row = (F.monotonically_increasing_id().bitwiseAND(F.lit(_ROW_BITS)) + F.lit(1)).cast("bigint")
+        chosen.append(row.alias(FILE_ROW_COLUMN))
+    return frame.select(*chosen)
+
+
+@contextmanager
+def whole_files(spark: SparkSession, files: int) -> Iterator[None]:
+    """While a read is planned: every file is one Spark partition, never split nor packed with another.
+    Spark splits a file at its partition size and packs small ones up to it, each counted at least the
+    open cost: both as large as a sum of them can be without overflowing a long."""
+    size = str((1 << 62) // (files + 2))
+    keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
+    before = {key: spark.conf.get(key, None) for key in keys}
+    for key in keys:
+        spark.conf.set(key, size)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)

@@ -1,0 +1,79 @@
+"""One sync of a file source: list its location, compare the listing with the checkpoint, and when a file
+is new, changed or gone, land what changed through the run lifecycle (extract/files/reader.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from extract.config.file_sources import FileSource
+from extract.core.observer import Note, Observer, silent
+from extract.files.checkpoint import FileChanges, candidates, changes, committed_files
+from extract.files.listing import list_location, settled, sha256
+from extract.files.plan import file_plan, replica_columns, spark_type_of, stream_names
+from extract.files.reader import FileSourceReader
+from extract.files.reading import file_fields
+from extract.lifecycle.context import RunContext
+from extract.lifecycle.run import run_stream
+from extract.planning.table_plan import TablePlan
+from extract.source.typemap import TypeMap
+from extract.sync_table import RunResult
+
+#: Files hashed at a time.
+DIGEST_THREADS = 4
+
+
+def find_changes(context: RunContext, source: FileSource, observer: Observer = silent) -> FileChanges:
+    """What a run of `source` would do now: the listing against the committed checkpoint; a file still
+    being written is left for the next run."""
+    spark = context.spark
+    jvm: Any = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    listed = list_location(jvm, conf, source)
+    with psycopg.connect(context.settings.target.libpq_url) as conn:
+        kept = committed_files(conn, context.settings.state_schema, stream_names(source).table_key)
+    found = candidates(listed, kept)
+    still, moving = settled(jvm, conf, found.unsure, context.settings.files_settle)
+    for file in moving:
+        observer(Note(source.key, f"{file.path} is still being written: it is read once it stops changing"))
+    gone = found.gone if source.on_file_removed == "delete" else []
+    result = changes(still, sha256(jvm, conf, still, DIGEST_THREADS), kept, gone)
+    result.deferred = moving
+    return result
+
+
+def stream_plan(context: RunContext, source: FileSource, found: FileChanges, type_map: TypeMap) -> TablePlan:
+    """The run's plan: the replica's columns as they are, then the columns new in the files it lands."""
+    names = stream_names(source)
+    with psycopg.connect(context.settings.target.libpq_url) as conn:
+        existing = [(name, spark_type_of(kind)) for name, kind in replica_columns(conn, names)]
+    landing = [f.path for f, _ in found.land]
+    inferred = file_fields(context.spark, source, landing) if landing else []
+    known = {name.lower() for name, _ in existing}
+    fields = existing + [(name, kind) for name, kind in inferred if name.lower() not in known]
+    return file_plan(source, fields, type_map, context.settings.state_schema)
+
+
+def sync_files(
+    context: RunContext, source: FileSource, type_map: TypeMap, observer: Observer = silent
+) -> RunResult | None:
+    """Land what changed in the source's files since its checkpoint; None when nothing did."""
+    found = find_changes(context, source, observer)
+    if not found.anything:
+        return None
+    plan = stream_plan(context, source, found, type_map)
+    reader = FileSourceReader(context, plan, observer, source, found)
+    record = run_stream(context, reader, observer)
+    return RunResult(
+        table=source.key,
+        target=plan.names.table_key,
+        run_id=record.run_id,
+        migration_type=record.migration_type,
+        rows_landed=record.rows_landed or 0,
+        watermark_used=record.watermark_used,
+        watermark_candidate=record.watermark_candidate or "",
+        schema_changes=reader.schema_changes,
+        input_state=record.input_state,
+        output_state=record.output_state,
+    )
