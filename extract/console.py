@@ -22,6 +22,7 @@ from extract.core.observer import (
     Retrying,
     RunBegan,
 )
+from extract.core.sql_contract import FILE_CURSOR_FIELD
 from extract.state.snapshot_log import SnapshotRecord
 
 
@@ -34,8 +35,19 @@ def _duration(seconds: float) -> str:
     )
 
 
+def _of_files(run: Any) -> bool:
+    """Whether the run reads a file source (extract/files): its partitions are files."""
+    return bool(run.cursor_column == FILE_CURSOR_FIELD)
+
+
+def _parts(run: Any) -> str:
+    return "file(s)" if _of_files(run) else "partition(s)"
+
+
 def _reading(run: Any, window: timedelta | None) -> str:
     """What a run reads, as its start says it."""
+    if _of_files(run):
+        return f"files: {run.source_filter}"
     if run.migration_type == "reconcile":
         return "reconcile: comparing the replica with its source"
     since = "everything"
@@ -76,7 +88,7 @@ class ConsoleObserver:
                 self._tables[table] = _Table(rows_at_start=run.rows_landed or 0)
                 self._say(
                     f"{table}: resuming run {run.run_id}: {run.partitions_landed} of {run.partitions_planned} "
-                    f"partition(s), {run.rows_landed:,} rows already landed; "
+                    f"{_parts(run)}, {run.rows_landed:,} rows already landed; "
                     f"watermark candidate {run.watermark_candidate}"
                 )
                 self._open_bar(table, run)
@@ -88,7 +100,7 @@ class ConsoleObserver:
                 how = {"driver": ", from the driver (too few for a Spark job)", "spark": ", by Spark"}.get(
                     run.landed_by or "", ""
                 )
-                self._say(f"{table}: {rows} to read in {run.partitions_planned} partition(s){how}")
+                self._say(f"{table}: {rows} to read in {run.partitions_planned} {_parts(run)}{how}")
                 self._open_bar(table, run)
             case PartitionLanded(table, run):
                 self._partition(table, run)
@@ -100,7 +112,8 @@ class ConsoleObserver:
             case Landed(table, run):
                 self._landed(table, run, f"{run.target_schema}.stg__{run.target_table}")
                 if run.watermark_candidate:
-                    self._say(f"{table}: watermark candidate {run.watermark_candidate}")
+                    said = "newest file" if _of_files(run) else "watermark candidate"
+                    self._say(f"{table}: {said} {run.watermark_candidate}")
             case Note(table, text):
                 self._say(f"{table}: {text}" if table else text)
             case Failed(table, run):
@@ -140,7 +153,7 @@ class ConsoleObserver:
         eta = f", ETA {_duration(left / rate)}" if rate > 0 and left else ""
         of_rows = "" if run.rows_planned is None else f" of {run.rows_planned:,}"
         self._say(
-            f"{table}: {run.partitions_landed}/{run.partitions_planned} partitions landed, "
+            f"{table}: {run.partitions_landed}/{run.partitions_planned} {_parts(run)} landed, "
             f"{landed:,}{of_rows} rows ({rate:,.0f} rows/s{eta})"
         )
 

@@ -21,10 +21,12 @@ import pytest
 from psycopg import sql
 from pyspark.sql import SparkSession
 
+from extract.config.file_sources import read_file_sources
 from extract.config.settings import Settings, load_settings
 from extract.core.observer import Observer, silent
 from extract.devtools import server
 from extract.devtools.ddl_times import install_ddl_times
+from extract.files.plan import generation_plans
 from extract.lifecycle.context import RunContext
 from extract.planning.planner import Planner
 from extract.project.generate import Origin, write_project_files
@@ -154,6 +156,7 @@ class Project:
 
     def generate(self) -> None:
         plans = [self.planner.plan(c) for c in self.planner.enabled_tables()]
+        plans += generation_plans(read_file_sources(self.root / "seeds"), self.settings.state_schema)
         keep_parse(self.root)
         write_project_files(self.root, plans, Origin.of(self.settings.source, self.planner.aliases))
         if self.reuse_parses:

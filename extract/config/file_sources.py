@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from extract.config.seeds import _choice, _columns, _flag, fold_name, read_csv
+from extract.config.seeds import FILE_SOURCES, _choice, _columns, _flag, fold_name, read_csv
 from extract.core.errors import TidemarkError
 
-FILE_SOURCES = "file_sources.csv"
 #: The formats a file source reads; compression (gzip, bzip2, ...) follows from the file's extension.
 FORMATS = ("csv", "parquet", "json")
 #: What a file that disappeared from the location does to its rows, the default first.

@@ -18,6 +18,8 @@ POLICIES = ("evolve", "append_new_columns", "fail")
 READERS = ("auto", "change_tracking", "cdc", "rowversion", "clock", "full")
 #: The reconcile guard's columns, each as its setting takes it (TIDEMARK_RECONCILE_MAX_DELETE_...).
 GUARD_COLUMNS = ("max_delete_share", "max_delete_rows")
+#: The seed of file sources (extract/config/file_sources.py): a project of files alone lists no table.
+FILE_SOURCES = "file_sources.csv"
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
@@ -156,7 +158,7 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
             raise TidemarkError(f"{path} line {number}: {table.key} is listed twice")
         seen.add((table.source_schema, table.source_table))
         tables.append(table)
-    if not tables:
+    if not tables and not (seeds_dir / FILE_SOURCES).exists():
         raise TidemarkError(f"{path} lists no table: add a line source_schema,source_table for each table to sync")
     return tables
 

@@ -61,6 +61,7 @@ def sync_files(
     """Land what changed in the source's files since its checkpoint; None when nothing did."""
     found = find_changes(context, source, observer)
     if not found.anything:
+        observer(Note(source.key, "no file new, changed or gone since the checkpoint: nothing to read"))
         return None
     plan = stream_plan(context, source, found, type_map)
     reader = FileSourceReader(context, plan, observer, source, found)

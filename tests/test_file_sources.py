@@ -1,0 +1,106 @@
+"""File drops as a source (seeds/file_sources.csv, extract/files): each run lands the files new or changed
+since the checkpoint, whatever their times say; an identical upload is not read again; a file modified in
+place is upserted with a key and replaced without one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Project
+
+SOURCES = """replica,location,glob,format,primary_key
+files.orders,drops/orders,*.csv,csv,id
+files.events,drops/events,*.csv,csv,
+"""
+
+
+@pytest.fixture
+def drops(project: Project) -> Project:
+    (project.root / "seeds" / "file_sources.csv").write_text(SOURCES)
+    for folder in ("orders", "events"):
+        (project.root / "drops" / folder).mkdir(parents=True)
+    project.env["TIDEMARK_FILES_SETTLE"] = "0s"
+    project.write_sync_tables([])
+    project.generate()
+    return project
+
+
+def write(project: Project, name: str, rows: list[str], mtime: float | None = None) -> Path:
+    path = project.root / "drops" / name
+    header = "id,customer,amount" if name.startswith("orders") else "kind,amount"
+    path.write_text(header + "\n" + "".join(row + "\n" for row in rows))
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def sync(project: Project, *streams: str) -> str:
+    args = [a for stream in streams or ("files.orders", "files.events") for a in ("--table", stream)]
+    done = project.cli(*args, "--dbt", "build")
+    assert done.returncode == 0, done.stderr[-3000:]
+    print(done.stderr)
+    return done.stderr
+
+
+def rows(project: Project, table: str, order: str) -> list[tuple[object, ...]]:
+    with project.target() as conn:
+        return [tuple(r) for r in conn.execute(f"select * from files.{table} order by {order}").fetchall()]
+
+
+def runs(project: Project, table_key: str) -> int:
+    return int(
+        project.scalar("select count(distinct run_id) from _migration.run_log where table_key = %s", (table_key,))
+    )
+
+
+def test_new_late_identical_and_changed_files_of_a_keyed_source(drops: Project) -> None:
+    first = write(drops, "orders/2026-01-02.csv", ["1,ann,10.5", "2,bob,20"])
+    sync(drops, "files.orders")
+    assert [r[:3] for r in rows(drops, "orders", "id")] == [(1, "ann", 10.5), (2, "bob", 20.0)]
+    assert rows(drops, "orders", "id")[0][3] == f"file:{first}"
+
+    # A late file whose time is older than the first's still lands: the checkpoint is a set of files.
+    write(drops, "orders/2026-01-01.csv", ["3,cid,30"], mtime=first.stat().st_mtime - 86_400)
+    sync(drops, "files.orders")
+    assert [r[0] for r in rows(drops, "orders", "id")] == [1, 2, 3]
+
+    # The same content uploaded again (a new time) is not read again: no run lands anything.
+    before = runs(drops, "files.orders")
+    write(drops, "orders/2026-01-02.csv", ["1,ann,10.5", "2,bob,20"], mtime=first.stat().st_mtime + 60)
+    sync(drops, "files.orders")
+    landed = drops.scalar(
+        "select coalesce(sum(rows_landed), 0) from _migration.runs where table_key = 'files.orders' and run_id > "
+        "(select max(run_id) from _migration.runs where table_key = 'files.orders' and rows_landed > 0)"
+    )
+    assert landed == 0 and runs(drops, "files.orders") <= before + 1
+
+    # Modified in place, with a key: its rows are upserts (a key it no longer holds stays).
+    write(drops, "orders/2026-01-02.csv", ["2,bob,25", "4,dan,40"], mtime=first.stat().st_mtime + 120)
+    sync(drops, "files.orders")
+    assert [r[:3] for r in rows(drops, "orders", "id")] == [
+        (1, "ann", 10.5),
+        (2, "bob", 25.0),
+        (3, "cid", 30.0),
+        (4, "dan", 40.0),
+    ]
+
+
+def test_a_file_modified_in_place_without_a_key_replaces_its_rows(drops: Project) -> None:
+    first = write(drops, "events/a.csv", ["click,1", "view,2", "click,3"])
+    write(drops, "events/b.csv", ["view,9"])
+    sync(drops, "files.events")
+    assert drops.scalar("select count(*) from files.events") == 4
+
+    write(drops, "events/a.csv", ["click,1", "buy,7"], mtime=first.stat().st_mtime + 60)
+    sync(drops, "files.events")
+    found = rows(drops, "events", "_tidemark_file, _tidemark_row")
+    assert [(r[0], r[1], r[2].rsplit("/", 1)[-1], r[3]) for r in found] == [
+        ("click", 1, "a.csv", 1),
+        ("buy", 7, "a.csv", 2),
+        ("view", 9, "b.csv", 1),
+    ]
+    history = drops.scalar("select count(*) from files.events__history where dbt_valid_to is not null")
+    assert history == 2  # the row that changed, and the row that went
