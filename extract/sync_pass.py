@@ -229,8 +229,12 @@ class SyncPass:
                 f"dbt {' '.join(dbt.requested)} failed ({dbt.failure}); what landed waits for the next merge",
                 file=sys.stderr,
             )
+        unread = [f for entry in summary for f in getattr(entry.result, "failed_files", [])]
+        if unread:
+            print(f"{len(unread)} file(s) could not be read; the next run reads them again", file=sys.stderr)
         if failed:
             print(f"{len(failed)} of {tables} table(s) failed: {', '.join(failed)}", file=sys.stderr)
+        if failed or unread:
             return Outcome(report, EXIT_TABLE_FAILED)
         if dbt_ok is False:
             return Outcome(report, EXIT_DBT_FAILED)

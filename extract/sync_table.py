@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from extract.core.observer import Note, Observer, silent
 from extract.lifecycle.context import RunContext
@@ -28,6 +28,8 @@ class RunResult:
     #: Seed 001's contract: the state the run read from, and the state its merge commits.
     input_state: dict[str, object] | None = None
     output_state: dict[str, object] | None = None
+    #: A file source's files that could not be read, each with why: the others landed.
+    failed_files: list[str] = field(default_factory=list)
 
 
 def sync_table(context: RunContext, plan: TablePlan, observer: Observer = silent, refresh: bool = False) -> RunResult:

@@ -41,7 +41,7 @@ def sync(project: Project, *streams: str) -> str:
     args = [a for stream in streams or ("files.orders", "files.events") for a in ("--table", stream)]
     done = project.cli(*args, "--dbt", "build")
     assert done.returncode == 0, done.stderr[-3000:]
-    print(done.stderr)
+
     return done.stderr
 
 
@@ -104,3 +104,18 @@ def test_a_file_modified_in_place_without_a_key_replaces_its_rows(drops: Project
     ]
     history = drops.scalar("select count(*) from files.events__history where dbt_valid_to is not null")
     assert history == 2  # the row that changed, and the row that went
+
+
+def test_a_bad_file_fails_alone_and_is_read_again_once_mended(drops: Project) -> None:
+    write(drops, "orders/1.csv", ["1,ann,10"])
+    sync(drops, "files.orders")
+    write(drops, "orders/2.csv", ["2,bob,20", "x3,cid,30"])
+    write(drops, "orders/3.csv", ["4,dan,40"])
+    done = drops.cli("--table", "files.orders", "--dbt", "build")
+
+    assert done.returncode != 0
+    assert [r[0] for r in rows(drops, "orders", "id")] == [1, 4]
+    assert "2.csv: line 3, column id: 'x3' does not read as int" in done.stderr
+    write(drops, "orders/2.csv", ["2,bob,20", "3,cid,30"])
+    sync(drops, "files.orders")
+    assert [r[0] for r in rows(drops, "orders", "id")] == [1, 2, 3, 4]

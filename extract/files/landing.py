@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class FileFailure:
     path: str
-    #: Where and why, as Spark said it: "record N: ...".
+    #: Why, as Spark said it.
     why: str
+    #: The record Spark could not read (from 1).
+    record: int
 
 
 def land_file_frame(
@@ -65,7 +67,7 @@ def land_file_frame(
                 raise LandingError(f"landing in {staging[0]}.{staging[1]} failed: {java_error_line(exc)}") from exc
             raise
     by_number = {number: path for path, number in numbers.items()}
-    failures = [FileFailure(by_number[int(r[0])], str(r[3])) for r in results if r[3] is not None]
+    failures = [FileFailure(by_number[int(r[0])], str(r[3]), int(r[4])) for r in results if r[3] is not None]
     _mark_empty(target, [n for n in numbers.values() if by_number[n] not in {f.path for f in failures}])
     watch.report_the_rest()
     return failures

@@ -17,6 +17,7 @@ from extract.core.observer import Note, Observer
 from extract.core.sql_contract import FILE_CURSOR_FIELD
 from extract.evolution.follow import prepare_tables
 from extract.files.checkpoint import FileChanges, record_run_files, run_files
+from extract.files.diagnosis import where_in_csv
 from extract.files.landing import FileFailure, land_file_frame
 from extract.files.reading import file_rows, whole_files
 from extract.files.tombstones import file_tombstones
@@ -41,6 +42,8 @@ class FileSourceReader(RunLogReader):
     changes: FileChanges
     schema_changes: list[str] = field(default_factory=list)
     failures: list[FileFailure] = field(default_factory=list)
+    #: Each file that could not be read, and where and why.
+    failed_files: list[str] = field(default_factory=list)
 
     def prepare(self, conn: psycopg.Connection) -> None:
         self.schema_changes = prepare_tables(conn, self.plan, False, self.observer)
@@ -103,14 +106,17 @@ class FileSourceReader(RunLogReader):
         output state names the newest file that landed."""
         run_id = record.run_id
         for failure in self.failures:
+            where = where_in_csv(failure.path, self.source, self.plan.columns, failure.record)
+            why = f"{where} ({failure.why})" if where else f"record {failure.record}: {failure.why}"
             conn.execute(
                 self.state.sql(
                     "update {file_log} set action = 'failed', error = %s"
                     " where table_key = %s and run_id = %s and path = %s"
                 ),
-                (failure.why, self.table_key, run_id, failure.path),
+                (why, self.table_key, run_id, failure.path),
             )
-            self.observer(Note(self.table, f"error: {failure.path}: {failure.why}; it is read again next run"))
+            self.failed_files.append(f"{failure.path}: {why}")
+            self.observer(Note(self.table, f"error: {failure.path}: {why}; it is read again next run"))
         if self.failures:
             newest = conn.execute(
                 self.state.sql(

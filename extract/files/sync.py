@@ -77,4 +77,5 @@ def sync_files(
         schema_changes=reader.schema_changes,
         input_state=record.input_state,
         output_state=record.output_state,
+        failed_files=reader.failed_files,
     )

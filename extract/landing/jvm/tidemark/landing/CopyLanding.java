@@ -58,8 +58,8 @@ public final class CopyLanding {
      * Lands `frame`, a read of files whose every Spark partition is one whole file, each file as the
      * partition of run `runId` that `fileNumbers` gives its path (as Hadoop prints it).
      *
-     * @return one {file number, rows landed, "1" if it had landed before, why it could not be read or
-     *     null} per file read; a file that was not read (no rows in it) has none
+     * @return one {file number, rows landed, "1" if it had landed before, why it could not be read and
+     *     which record (from 1), or null and null} per file read; a file without rows may have none
      */
     public static String[][] landFiles(
             Dataset<Row> frame,

@@ -33,8 +33,9 @@ final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iter
     }
 
     /**
-     * One {file number, rows landed, "1" if it had landed before, why it could not be read or null} per
-     * file the task opened; nothing for a task that opened none.
+     * One {file number, rows landed, "1" if it had landed before, why it could not be read, the record
+     * it could not (from 1)} per file the task opened, the last two null when it landed; nothing for a
+     * task that opened none.
      */
     @Override
     public Iterator<String[]> call(Integer index, Iterator<InternalRow> rows) {
@@ -52,7 +53,7 @@ final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iter
         try {
             long[] landed = lander.land(number, read).next();
             return List.<String[]>of(new String[] {
-                Integer.toString(number), Long.toString(landed[1]), Long.toString(landed[2]), null
+                Integer.toString(number), Long.toString(landed[1]), Long.toString(landed[2]), null, null
             }).iterator();
         } catch (UnreadableFile e) {
             return failed(path, e);
@@ -70,8 +71,9 @@ final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iter
     }
 
     private Iterator<String[]> failed(String path, UnreadableFile e) {
-        String why = "record " + (e.rowsRead + 1) + ": " + LandingFailure.describe(rootCause(e.getCause()));
-        return List.<String[]>of(new String[] {Integer.toString(number(path)), "-1", "0", why}).iterator();
+        String why = LandingFailure.describe(rootCause(e.getCause()));
+        String record = Long.toString(e.rowsRead + 1);
+        return List.<String[]>of(new String[] {Integer.toString(number(path)), "-1", "0", why, record}).iterator();
     }
 
     /** The innermost cause: Spark wraps a parse error in two or three exceptions of its own. */
@@ -137,7 +139,7 @@ final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iter
             boolean more;
             try {
                 more = rows.hasNext();
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // Spark's own are checked exceptions, thrown from Scala undeclared
                 throw new UnreadableFile(read, e);
             }
             if (more) {
@@ -152,7 +154,7 @@ final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iter
                 InternalRow row = rows.next();
                 read++;
                 return row;
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // Spark's own are checked exceptions, thrown from Scala undeclared
                 throw new UnreadableFile(read, e);
             }
         }
