@@ -73,8 +73,9 @@ def where_in_csv(path: str, source: FileSource, columns: list[MappedColumn], rec
                 if number < record:
                     continue
                 for column, value in zip(data, fields, strict=False):
-                    if not _parses(column.source.type_text, value):
-                        return f"line {line}, column {column.source.name}: {value!r} does not read as {column.source.type_text}"
+                    kind = column.source.type_text
+                    if not _parses(kind, value):
+                        return f"line {line}, column {column.source.name}: {value!r} does not read as {kind}"
                 return None
     except (OSError, UnicodeDecodeError, csv.Error):
         return None
