@@ -5,15 +5,17 @@ place is upserted with a key and replaced without one."""
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Project
 
-SOURCES = """replica,location,glob,format,primary_key
-files.orders,drops/orders,*.csv,csv,id
-files.events,drops/events,*.csv,csv,
+SOURCES = """replica,location,glob,format,primary_key,on_file_removed
+files.orders,drops/orders,*.csv,csv,id,
+files.events,drops/events,*.csv,csv,,delete
 """
 
 
@@ -119,3 +121,49 @@ def test_a_bad_file_fails_alone_and_is_read_again_once_mended(drops: Project) ->
     write(drops, "orders/2.csv", ["2,bob,20", "3,cid,30"])
     sync(drops, "files.orders")
     assert [r[0] for r in rows(drops, "orders", "id")] == [1, 2, 3, 4]
+
+
+def test_a_removed_file_keeps_its_rows_unless_the_source_deletes_them(drops: Project) -> None:
+    write(drops, "orders/a.csv", ["1,ann,10", "2,bob,20"])
+    write(drops, "orders/b.csv", ["3,cid,30"])
+    write(drops, "events/a.csv", ["click,1", "view,2"])
+    write(drops, "events/b.csv", ["buy,3"])
+    sync(drops)
+    (drops.root / "drops" / "orders" / "a.csv").unlink()
+    (drops.root / "drops" / "events" / "a.csv").unlink()
+    sync(drops)
+    assert [r[0] for r in rows(drops, "orders", "id")] == [1, 2, 3]  # kept, the default
+    assert [r[0] for r in rows(drops, "events", "kind")] == ["buy"]
+    deleted = drops.scalar("select count(*) from _migration.delete_log where table_key = 'files.events'")
+    assert deleted == 2
+    kept = drops.scalar("select count(*) from _migration.file_checkpoint where table_key = 'files.events'")
+    assert kept == 1
+
+
+def test_files_still_being_written_or_named_as_temporary_wait(drops: Project) -> None:
+    drops.env["TIDEMARK_FILES_SETTLE"] = "1s"
+    for name in ("orders/c.csv.tmp", "orders/_c.csv", "orders/.c.csv", "orders/c.csv._COPYING_"):
+        write(drops, name, ["9,tmp,9"])
+    growing = drops.root / "drops" / "orders" / "d.csv"
+    growing.write_text("id,customer,amount\n")
+    stop = threading.Event()
+    written = [0]
+
+    def grow() -> None:
+        while not stop.is_set():
+            written[0] += 1
+            with growing.open("a") as out:
+                out.write(f"{written[0]},grower,{written[0]}\n")
+            time.sleep(0.05)
+
+    writer = threading.Thread(target=grow)
+    writer.start()
+    try:
+        said = sync(drops, "files.orders")
+    finally:
+        stop.set()
+        writer.join()
+    assert "d.csv is still being written" in said
+    assert drops.scalar("select to_regclass('files.orders')") is None  # nothing landed: no replica yet
+    sync(drops, "files.orders")
+    assert drops.scalar("select count(*) from files.orders") == written[0]
