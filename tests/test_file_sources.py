@@ -4,6 +4,8 @@ place is upserted with a key and replaced without one."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import threading
 import time
@@ -167,3 +169,24 @@ def test_files_still_being_written_or_named_as_temporary_wait(drops: Project) ->
     assert drops.scalar("select to_regclass('files.orders')") is None  # nothing landed: no replica yet
     sync(drops, "files.orders")
     assert drops.scalar("select count(*) from files.orders") == written[0]
+
+
+def test_status_and_state_show_the_checkpoint(drops: Project) -> None:
+    write(drops, "orders/a.csv", ["1,ann,10"])
+    newest = write(drops, "orders/b.csv", ["2,bob,20", "3,cid,30"])
+    os.utime(newest, (time.time() + 60, time.time() + 60))
+    sync(drops, "files.orders")
+    digest = hashlib.sha256(newest.read_bytes()).hexdigest()
+
+    status = drops.cli("status", "--json")
+    assert status.returncode == 0, status.stderr
+    (source,) = json.loads(status.stdout)["file_sources"]
+    assert (source["file_source"], source["files"], source["rows_landed"]) == ("files.orders", 2, 3)
+    assert (source["newest_file"], source["newest_sha256"]) == (f"file:{newest}", digest)
+
+    shown = drops.cli("state", "show", "files.orders", "--json", "--verbose")
+    assert shown.returncode == 0, shown.stderr
+    state = json.loads(shown.stdout)
+    assert state["state"]["reader"] == "files"
+    assert state["state"]["cursor_value"] == f"file:{newest}#sha256={digest}"
+    assert [f["path"].rsplit("/", 1)[-1] for f in state["checkpoint"]["every_file"]] == ["a.csv", "b.csv"]

@@ -33,6 +33,7 @@ from extract.config.seeds import read_host_aliases
 from extract.config.settings import load_settings, state_key_from_env, state_schema_from_env, target_from_env
 from extract.core.errors import TidemarkError
 from extract.core.state_schema import StateSchema
+from extract.files.checkpoint import FILE_FIELDS, SUMMARY_FIELDS, checkpoint_files, checkpoint_summary
 from extract.lifecycle.reader import ReaderKind
 from extract.state.key_values import key_values
 from extract.state.manual import Change, apply_change, import_entries
@@ -124,9 +125,25 @@ def _change(conn: psycopg.Connection, state: StateSchema, args: argparse.Namespa
     return 0
 
 
+def _checkpoint(conn: psycopg.Connection, state: StateSchema, table_key: str, verbose: bool) -> dict[str, object]:
+    """A file source's checkpoint: its files, rows and newest file; `verbose`: every file."""
+    summary = checkpoint_summary(conn, state, table_key)
+    if not summary:
+        return {"files": 0}
+    shown: dict[str, object] = {
+        k: str(v) if k == "committed_at" else v for k, v in zip(SUMMARY_FIELDS, summary[0], strict=True)
+    }
+    if verbose:
+        kept = checkpoint_files(conn, state, table_key)
+        shown["every_file"] = [dict(zip(FILE_FIELDS, row, strict=True)) for row in kept]
+    return shown
+
+
 def _show(conn: psycopg.Connection, state: StateSchema, args: argparse.Namespace, table_key: str) -> int:
     found = _current(conn, state, args.table, table_key)
     shown = {"state": found.as_json(), **latest_states(conn, state, table_key)}
+    if found.reader == ReaderKind.FILES:
+        shown["checkpoint"] = _checkpoint(conn, state, table_key, args.verbose)
     values = key_values(conn, state, table_key, state_key_from_env())
     if args.verbose:
         shown["key_values"] = values

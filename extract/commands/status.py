@@ -17,6 +17,7 @@ from psycopg.rows import dict_row
 from extract.config.settings import state_key_from_env, state_schema_from_env, target_from_env
 from extract.core.errors import TidemarkError
 from extract.core.state_schema import StateSchema
+from extract.files.checkpoint import checkpoint_summary
 from extract.state.key_values import readable, reveal, shown
 
 #: The columns of _migration._migration_state shown, in this order.
@@ -103,7 +104,8 @@ def main(argv: Sequence[str]) -> int:
         except psycopg.errors.UndefinedTable:
             raise TidemarkError(f"no state in {target.display} yet: run the extract, then dbt build") from None
         changes = _schema_changes(conn, state)
-    _show({"tables": tables, "schema_changes": changes}, args.json)
+        files = checkpoint_summary(conn, state)
+    _show({"tables": tables, "file_sources": files, "schema_changes": changes}, args.json)
     return 0
 
 
@@ -150,7 +152,10 @@ def _plain(value: object) -> object:
 
 
 #: What a section after the first is called, above its table.
-_TITLES = {"schema_changes": "schema changes applied to replicas"}
+_TITLES = {
+    "file_sources": "file sources, as their checkpoints hold them",
+    "schema_changes": "schema changes applied to replicas",
+}
 
 
 def _show(sections: dict[str, list[dict[str, Any]]], as_json: bool) -> None:
@@ -162,7 +167,8 @@ def _show(sections: dict[str, list[dict[str, Any]]], as_json: bool) -> None:
         if index == 0:
             print_table(rows)
         elif rows:
-            print(f"\n{_TITLES[name]} (latest {len(rows)}):")
+            latest = f" (latest {len(rows)})" if name == "schema_changes" else ""
+            print(f"\n{_TITLES[name]}{latest}:")
             print_table(rows)
 
 

@@ -5,9 +5,13 @@ greatest time: a late file with an older time is new all the same."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import psycopg
+from psycopg import sql
 
+from extract.config.naming import TargetNames
+from extract.core.sql_contract import FILE_COLUMN, RUN_ID_COLUMN
 from extract.core.state_schema import StateSchema
 from extract.files.listing import ListedFile
 
@@ -102,3 +106,61 @@ def run_files(conn: psycopg.Connection, state: StateSchema, table_key: str, run_
         (table_key, run_id, action),
     ).fetchall()
     return [row[0] for row in rows]
+
+
+SUMMARY_FIELDS = ("file_source", "files", "rows_landed", "newest_file", "newest_sha256", "committed_at")
+FILE_FIELDS = ("path", "size", "modified_ms", "sha256", "rows_landed", "run_id")
+#: Per file source: the files its checkpoint holds, their rows, and the newest file with its SHA-256.
+_SUMMARY = """
+select
+    kept.table_key as file_source,
+    count(*) as files,
+    sum(kept.rows_landed)::bigint as rows_landed,
+    (array_agg(kept.path order by kept.modified_ms desc, kept.path desc))[1] as newest_file,
+    (array_agg(kept.sha256 order by kept.modified_ms desc, kept.path desc))[1] as newest_sha256,
+    max(kept.committed_at) as committed_at
+from {file_checkpoint} as kept
+where %(table_key)s::text is null or kept.table_key = %(table_key)s
+group by kept.table_key
+order by kept.table_key
+"""
+
+
+def checkpoint_summary(conn: psycopg.Connection[Any], state: StateSchema, table_key: str | None = None) -> list[Any]:
+    """One row per file source (or the one of `table_key`): what `status` and `tidemark state show` say."""
+    if not state.has(conn, "file_checkpoint"):
+        return []
+    return conn.execute(state.sql(_SUMMARY), {"table_key": table_key}).fetchall()
+
+
+def checkpoint_files(conn: psycopg.Connection[Any], state: StateSchema, table_key: str) -> list[Any]:
+    """Every file of the source's checkpoint, as `tidemark state show --verbose` lists them."""
+    return conn.execute(
+        state.sql(
+            "select path, size, modified_ms, sha256, rows_landed, run_id from {file_checkpoint}"
+            " where table_key = %s order by path"
+        ),
+        (table_key,),
+    ).fetchall()
+
+
+def count_landed_rows(conn: psycopg.Connection, state: StateSchema, names: TargetNames, run_id: int) -> None:
+    """Each landed file's rows, counted in staging, in the run's files (the checkpoint keeps them)."""
+    staging = sql.Identifier(names.schema, names.staging_table)
+    with conn.transaction():
+        conn.execute(
+            state.sql("update {file_log} set rows_landed = 0 where table_key = %s and run_id = %s and action = 'land'"),
+            (names.table_key, run_id),
+        )
+        conn.execute(
+            state.sql(
+                "update {file_log} as logged set rows_landed = counted.landed"
+                " from (select {file} as path, count(*) as landed from {staging} where {run} = %(run_id)s"
+                " group by {file}) as counted"
+                " where logged.table_key = %(table_key)s and logged.run_id = %(run_id)s and logged.path = counted.path",
+                staging=staging,
+                file=sql.Identifier(FILE_COLUMN),
+                run=sql.Identifier(RUN_ID_COLUMN),
+            ),
+            {"table_key": names.table_key, "run_id": run_id},
+        )

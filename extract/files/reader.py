@@ -16,7 +16,7 @@ from extract.config.file_sources import FileSource
 from extract.core.observer import Note, Observer
 from extract.core.sql_contract import FILE_CURSOR_FIELD
 from extract.evolution.follow import prepare_tables
-from extract.files.checkpoint import FileChanges, record_run_files, run_files
+from extract.files.checkpoint import FileChanges, count_landed_rows, record_run_files, run_files
 from extract.files.diagnosis import where_in_csv
 from extract.files.landing import FileFailure, land_file_frame
 from extract.files.reading import file_rows, whole_files
@@ -89,6 +89,7 @@ class FileSourceReader(RunLogReader):
 
         run.land(partitions, landed, land)
         self._record_failures(run.conn, record)
+        count_landed_rows(run.conn, self.state, self.plan.names, record.run_id)
         file_tombstones(run.conn, self.plan, self.state, record.run_id, self.source.primary_key)
 
     def _land(self, numbers: dict[str, int], target: RunTarget, checkpoint: ProgressCallback) -> list[FileFailure]:

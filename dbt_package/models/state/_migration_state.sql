@@ -101,7 +101,10 @@ select
                     'rows_landed', latest_run.rows_landed
                 )::text
     end as partition_info,
-    committed.watermark::timestamp as last_sync_timestamp,
+    -- a clock reading; another reader's position (a version, a log sequence number, a file) is no time
+    case
+        when committed.watermark ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[ T]' then committed.watermark::timestamp
+    end as last_sync_timestamp,
     committed.watermark as last_sync_watermark,
     case when latest_run.status = 'failed' then latest_run.error_message end as error_message
 from tracked
