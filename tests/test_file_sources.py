@@ -190,3 +190,43 @@ def test_status_and_state_show_the_checkpoint(drops: Project) -> None:
     assert state["state"]["reader"] == "files"
     assert state["state"]["cursor_value"] == f"file:{newest}#sha256={digest}"
     assert [f["path"].rsplit("/", 1)[-1] for f in state["checkpoint"]["every_file"]] == ["a.csv", "b.csv"]
+
+
+def test_parquet_with_a_new_column_and_gzipped_json_lines(drops: Project) -> None:
+    import gzip
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (drops.root / "seeds" / "file_sources.csv").write_text(
+        "replica,location,glob,format,primary_key\n"
+        "files.items,drops/items,*.parquet,parquet,sku\n"
+        "files.logs,drops/logs,*.json.gz,json,\n"
+    )
+    drops.generate()
+    for folder in ("items", "logs"):
+        (drops.root / "drops" / folder).mkdir()
+    dims = pa.array([{"w": 1.5, "h": 2}, None], type=pa.struct([("w", pa.float64()), ("h", pa.int32())]))
+    pq.write_table(
+        pa.table({"sku": ["a", "b"], "qty": pa.array([1, 2], pa.int32()), "dims": dims}),
+        drops.root / "drops" / "items" / "1.parquet",
+    )
+    with gzip.open(drops.root / "drops" / "logs" / "1.json.gz", "wt") as out:
+        out.write('{"level": "info", "at": "2026-01-01T00:00:00Z", "tags": ["a", "b"]}\n{"level": "warn"}\n')
+    sync(drops, "files.items", "files.logs")
+
+    pq.write_table(
+        pa.table({"sku": ["b", "c"], "qty": pa.array([5, 3], pa.int32()), "color": ["red", None]}),
+        drops.root / "drops" / "items" / "2.parquet",
+    )
+    said = sync(drops, "files.items", "files.logs")
+    assert "color" in said  # the new column, added as the source's policy (evolve) says
+    with drops.target() as conn:
+        items = conn.execute("select sku, qty, dims::text, color from files.items order by sku").fetchall()
+        logs = conn.execute("select level, tags::text from files.logs order by _tidemark_row").fetchall()
+    assert items == [
+        ("a", 1, '{"h": 2, "w": 1.5}', None),
+        ("b", 5, None, "red"),
+        ("c", 3, None, None),
+    ]
+    assert logs == [("info", '["a", "b"]'), ("warn", None)]
