@@ -99,13 +99,17 @@ def record_run_files(
         )
 
 
-def run_files(conn: psycopg.Connection, state: StateSchema, table_key: str, run_id: int, action: str) -> list[str]:
-    """The paths of the run's files of one action, in path order (a landing's file numbers follow it)."""
+def run_files(
+    conn: psycopg.Connection, state: StateSchema, table_key: str, run_id: int, action: str
+) -> list[tuple[str, int]]:
+    """(path, size) of the run's files of one action, in path order (a landing's file numbers follow it)."""
     rows = conn.execute(
-        state.sql("select path from {file_log} where table_key = %s and run_id = %s and action = %s order by path"),
+        state.sql(
+            "select path, size from {file_log} where table_key = %s and run_id = %s and action = %s order by path"
+        ),
         (table_key, run_id, action),
     ).fetchall()
-    return [row[0] for row in rows]
+    return [(row[0], row[1]) for row in rows]
 
 
 SUMMARY_FIELDS = ("file_source", "files", "rows_landed", "newest_file", "newest_sha256", "committed_at")

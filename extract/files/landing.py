@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 import psycopg
 from py4j.protocol import Py4JJavaError
 
+from extract.config.file_sources import FileSource
+from extract.core.sql_contract import FILE_ROW_COLUMN
+from extract.files.reading import file_rows, packed_size, whole_files
 from extract.landing.java_errors import LandingError, java_error_line
 from extract.landing.progress_watch import ProgressCallback, ProgressWatch, RunTarget
 from extract.landing.transfer import copy_statement
@@ -18,7 +21,7 @@ from extract.source.typemap import MappedColumn
 from extract.state.partition_log import mark_landed_jdbc
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,55 @@ class FileFailure:
     record: int
 
 
+@dataclass(frozen=True)
+class PendingFile:
+    path: str
+    size: int
+    #: The file's partition in the run's plan.
+    number: int
+
+
+def land_files(
+    spark: SparkSession,
+    source: FileSource,
+    columns: list[MappedColumn],
+    target: RunTarget,
+    staging: tuple[str, str],
+    files: list[PendingFile],
+    on_progress: ProgressCallback,
+) -> list[FileFailure]:
+    """Land `files`: the small ones packed several to a task (as Spark reads them whole), the others one
+    to a task; the files a failure left unread in its task, again one to a task. Returns the files that
+    could not be read; a file without rows is marked landed with none."""
+    helper = spark.sparkContext._jvm.tidemark.landing.FileListing
+    urls = dict(zip((f.path for f in files), helper.sparkUrls([f.path for f in files]).split("\0"), strict=True))
+    limit = packed_size(spark)
+    small = [f for f in files if f.size <= limit]
+    whole = [f for f in files if f.size > limit]
+    failures: list[FileFailure] = []
+
+    def land(chosen: list[PendingFile]) -> set[int]:
+        frame = file_rows(spark, source, columns, {f.path: urls[f.path] for f in chosen})
+        landed, failed = land_file_frame(
+            frame, columns, target, staging, {f.path: f.number for f in chosen}, on_progress
+        )
+        failures.extend(failed)
+        return landed
+
+    if small:
+        before = len(failures)
+        landed = land(small)
+        if len(failures) > before:
+            failed = {f.path for f in failures}
+            whole += [f for f in small if f.number not in landed and f.path not in failed]
+    if whole:
+        with whole_files(spark, len(whole)):
+            land(whole)
+    failed = {f.path for f in failures}
+    _mark_empty(target, [f.number for f in files if f.path not in failed])
+    return failures
+
+
 def land_file_frame(
     frame: DataFrame,
     columns: list[MappedColumn],
@@ -37,15 +89,17 @@ def land_file_frame(
     staging: tuple[str, str],
     numbers: dict[str, int],
     on_progress: ProgressCallback,
-) -> list[FileFailure]:
-    """Land `frame` (one whole file a Spark partition; `numbers`: each file's partition in the run's plan).
-    Returns the files that could not be read; a file without rows is marked landed with none."""
+) -> tuple[set[int], list[FileFailure]]:
+    """Land `frame`, a read of whole files (`numbers`: each file's partition in the run's plan): the
+    numbers of the files that landed, and the files that could not be read."""
     context = frame.sparkSession.sparkContext
     gateway = context._gateway
     assert gateway is not None, "a running session has a JVM"
     types = gateway.new_array(gateway.jvm.String, len(columns))
     for i, column in enumerate(columns):
         types[i] = column.target_type
+    names = [c.target_name for c in columns]
+    row_column = names.index(FILE_ROW_COLUMN) if FILE_ROW_COLUMN in names else -1
     group = f"tidemark-run-{target.run_id}"
     context.setJobGroup(group, f"tidemark run {target.run_id}: {len(numbers)} file(s)", interruptOnCancel=True)
     with ProgressWatch(context, group, target, on_progress) as watch:
@@ -59,6 +113,7 @@ def land_file_frame(
                 mark_landed_jdbc(target.state),
                 target.run_id,
                 numbers,
+                row_column,
             )
         except Exception as exc:
             if watch.failures:
@@ -66,11 +121,11 @@ def land_file_frame(
             if isinstance(exc, Py4JJavaError):
                 raise LandingError(f"landing in {staging[0]}.{staging[1]} failed: {java_error_line(exc)}") from exc
             raise
-    by_number = {number: path for path, number in numbers.items()}
-    failures = [FileFailure(by_number[int(r[0])], str(r[3]), int(r[4])) for r in results if r[3] is not None]
-    _mark_empty(target, [n for n in numbers.values() if by_number[n] not in {f.path for f in failures}])
     watch.report_the_rest()
-    return failures
+    by_number = {number: path for path, number in numbers.items()}
+    rows = [[r[0], r[3], r[4]] for r in results]
+    failures = [FileFailure(by_number[int(n)], str(why), int(record)) for n, why, record in rows if why is not None]
+    return {int(n) for n, why, _ in rows if why is None}, failures
 
 
 def _mark_empty(target: RunTarget, numbers: list[int]) -> None:

@@ -18,8 +18,7 @@ from extract.core.sql_contract import FILE_CURSOR_FIELD
 from extract.evolution.follow import prepare_tables
 from extract.files.checkpoint import FileChanges, count_landed_rows, record_run_files, run_files
 from extract.files.diagnosis import where_in_csv
-from extract.files.landing import FileFailure, land_file_frame
-from extract.files.reading import file_rows, whole_files
+from extract.files.landing import FileFailure, PendingFile, land_files
 from extract.files.tombstones import file_tombstones
 from extract.landing.clear_landed import awaits_merge, clear_landed_rows, clear_staging
 from extract.landing.progress_watch import ProgressCallback, RunTarget
@@ -75,32 +74,31 @@ class FileSourceReader(RunLogReader):
 
     def read(self, run: ActiveRun[RunRecord]) -> None:
         record = run.record
-        paths = run_files(run.conn, self.state, self.table_key, record.run_id, "land")
+        files = run_files(run.conn, self.state, self.table_key, record.run_id, "land")
         if not run.resumed:
-            run.plan([Partition(i, SEGMENT, None, (path,)) for i, path in enumerate(paths)], None)
+            run.plan([Partition(i, SEGMENT, None, (path,)) for i, (path, _) in enumerate(files)], None)
         partitions, landed = run.load_plan()
-        numbers = {p.end[0]: p.number for p in partitions if p.end is not None and p.number not in landed}
+        sizes = dict(files)
+        pending = [
+            PendingFile(p.end[0], sizes[p.end[0]], p.number)
+            for p in partitions
+            if p.end is not None and p.number not in landed
+        ]
         settings = self.context.settings
         target = RunTarget(settings.target, settings.state_schema, record.run_id)
 
-        def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
-            if numbers:
-                self.failures = self._land(numbers, target, checkpoint)
+        def land(partitions: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
+            if pending:
+                self.failures = self._land(pending, target, checkpoint)
 
         run.land(partitions, landed, land)
         self._record_failures(run.conn, record)
         count_landed_rows(run.conn, self.state, self.plan.names, record.run_id)
         file_tombstones(run.conn, self.plan, self.state, record.run_id, self.source.primary_key)
 
-    def _land(self, numbers: dict[str, int], target: RunTarget, checkpoint: ProgressCallback) -> list[FileFailure]:
-        spark = self.context.spark
-        helper = spark.sparkContext._jvm.tidemark.landing.FileListing
-        paths = list(numbers)
-        urls = dict(zip(paths, helper.sparkUrls(paths).split("\0"), strict=True))
+    def _land(self, pending: list[PendingFile], target: RunTarget, checkpoint: ProgressCallback) -> list[FileFailure]:
         staging = (self.plan.names.schema, self.plan.names.staging_table)
-        with whole_files(spark, len(paths)):
-            frame = file_rows(spark, self.source, self.plan.columns, urls)
-            return land_file_frame(frame, self.plan.columns, target, staging, numbers, checkpoint)
+        return land_files(self.context.spark, self.source, self.plan.columns, target, staging, pending, checkpoint)
 
     def _record_failures(self, conn: psycopg.Connection, record: RunRecord) -> None:
         """A file that could not be read leaves the run's files (the next run tries it again), and the

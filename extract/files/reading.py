@@ -1,5 +1,5 @@
-"""A file source's files read by Spark: their schema, and their rows as the replica's columns, one Spark
-partition per whole file (so that each file lands, and fails, alone)."""
+"""A file source's files read by Spark: their schema, and their rows as the replica's columns, no file split
+between two tasks (so that each file lands, and fails, alone)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
 #: How many of a run's files a CSV or JSON schema is guessed from, when the replica does not say it.
 INFER_FROM_FILES = 8
-#: Spark's monotonically_increasing_id keeps a row's place in its partition in the low 33 bits.
-_ROW_BITS = (1 << 33) - 1
 _GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")
 _NESTED = ("struct<", "array<", "map<")
 
@@ -98,9 +96,16 @@ def file_rows(spark: SparkSession, source: FileSource, columns: list[MappedColum
     by_url = F.create_map(*(F.lit(text) for path, url in files.items() for text in (url, path)))
     chosen.append(F.element_at(by_url, F.col("_metadata.file_path")).alias(FILE_COLUMN))
     if any(c.target_name == FILE_ROW_COLUMN for c in columns):
-        row = (F.monotonically_increasing_id().bitwiseAND(F.lit(_ROW_BITS)) + F.lit(1)).cast("bigint")
-        chosen.append(row.alias(FILE_ROW_COLUMN))
+        # Numbered as the rows land (extract/landing/jvm: FileLander), whichever task reads the file.
+        chosen.append(F.lit(0).cast("bigint").alias(FILE_ROW_COLUMN))
     return frame.select(*chosen)
+
+
+def packed_size(spark: SparkSession) -> int:
+    """The size up to which Spark reads a file whole and packs several in a task: its open cost (a file is
+    split only when larger than the split size, which is never below the open cost)."""
+    text = spark.conf.get("spark.sql.files.openCostInBytes", "4194304") or "4194304"
+    return int(spark.sparkContext._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(text))
 
 
 @contextmanager

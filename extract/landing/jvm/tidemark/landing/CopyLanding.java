@@ -55,11 +55,13 @@ public final class CopyLanding {
     }
 
     /**
-     * Lands `frame`, a read of files whose every Spark partition is one whole file, each file as the
-     * partition of run `runId` that `fileNumbers` gives its path (as Hadoop prints it).
+     * Lands `frame`, a read of whole files (none split between tasks), each file as the partition of
+     * run `runId` that `fileNumbers` gives its path (as Hadoop prints it), in its own transaction.
      *
+     * @param rowColumn the column that holds each row's place in its file (from 1), written here as
+     *     the rows are read, or -1
      * @return one {file number, rows landed, "1" if it had landed before, why it could not be read and
-     *     which record (from 1), or null and null} per file read; a file without rows may have none
+     *     which record (from 1), or null and null} per file Spark read rows of
      */
     public static String[][] landFiles(
             Dataset<Row> frame,
@@ -69,11 +71,16 @@ public final class CopyLanding {
             String copyStatement,
             String markStatement,
             long runId,
-            Map<String, Integer> fileNumbers) {
+            Map<String, Integer> fileNumbers,
+            int rowColumn) {
         PartitionLander lander = lander(
                 frame.schema().fields(), targetTypes, url, properties, copyStatement, markStatement, runId,
                 true, new int[0]);
-        FileLander files = new FileLander(lander, new HashMap<>(fileNumbers));
+        long[] rowNumber = new long[1];
+        if (rowColumn >= 0) {
+            lander.writeInstead(rowColumn, new RowNumberWriter(rowNumber, lander.format().equals("binary")));
+        }
+        FileLander files = new FileLander(lander, new HashMap<>(fileNumbers), rowNumber);
         List<String[]> results =
                 frame.queryExecution().toRdd().toJavaRDD().mapPartitionsWithIndex(files, false).collect();
         return results.toArray(new String[0][]);

@@ -56,6 +56,11 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
         this.binary = binary;
     }
 
+    /** Column `ordinal` is written by `writer` (a value the lander knows, not the row). */
+    void writeInstead(int ordinal, FieldWriter writer) {
+        writers[ordinal] = writer;
+    }
+
     String format() {
         return binary ? "binary" : "text";
     }
