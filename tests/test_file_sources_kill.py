@@ -11,7 +11,8 @@ import sys
 
 from tests.conftest import REPO, Project
 
-FILES, ROWS = 60, 400
+#: Files past Spark's packing size (4 MB): each lands in a task of its own, long enough to be killed in.
+FILES, ROWS = 10, 90_000
 PROGRESS = re.compile(r"(\d+)/(\d+) file\(s\) landed")
 
 

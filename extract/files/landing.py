@@ -1,5 +1,5 @@
-"""Land a run's pending files with COPY from Spark's executors, each file in its own transaction with its
-mark in the partition log (extract/landing/jvm: CopyLanding.landFiles). A file Spark cannot read fails
+"""Land a run's pending files with COPY from Spark's executors, a task's files in one transaction with their
+marks in the partition log (extract/landing/jvm: CopyLanding.landFiles). A file Spark cannot read fails
 alone and is reported; the others land."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import psycopg
 from py4j.protocol import Py4JJavaError
 
 from extract.config.file_sources import FileSource
-from extract.core.sql_contract import FILE_ROW_COLUMN
+from extract.core.sql_contract import FILE_COLUMN, FILE_ROW_COLUMN
 from extract.files.reading import file_rows, packed_size, whole_files
 from extract.landing.java_errors import LandingError, java_error_line
 from extract.landing.progress_watch import ProgressCallback, ProgressWatch, RunTarget
@@ -51,17 +51,15 @@ def land_files(
     on_progress: ProgressCallback,
 ) -> list[FileFailure]:
     """Land `files`: the small ones packed several to a task (as Spark reads them whole), the others one
-    to a task; the files a failure left unread in its task, again one to a task. Returns the files that
-    could not be read; a file without rows is marked landed with none."""
-    helper = spark.sparkContext._jvm.tidemark.landing.FileListing
-    urls = dict(zip((f.path for f in files), helper.sparkUrls([f.path for f in files]).split("\0"), strict=True))
+    to a task; the other files of a task that failed on a file, again one to a task. Returns the files
+    that could not be read; a file without rows is marked landed with none."""
     limit = packed_size(spark)
     small = [f for f in files if f.size <= limit]
     whole = [f for f in files if f.size > limit]
     failures: list[FileFailure] = []
 
     def land(chosen: list[PendingFile]) -> set[int]:
-        frame = file_rows(spark, source, columns, {f.path: urls[f.path] for f in chosen})
+        frame = file_rows(spark, source, columns, [f.path for f in chosen])
         landed, failed = land_file_frame(
             frame, columns, target, staging, {f.path: f.number for f in chosen}, on_progress
         )
@@ -99,6 +97,7 @@ def land_file_frame(
     for i, column in enumerate(columns):
         types[i] = column.target_type
     names = [c.target_name for c in columns]
+    file_column = names.index(FILE_COLUMN)
     row_column = names.index(FILE_ROW_COLUMN) if FILE_ROW_COLUMN in names else -1
     group = f"tidemark-run-{target.run_id}"
     context.setJobGroup(group, f"tidemark run {target.run_id}: {len(numbers)} file(s)", interruptOnCancel=True)
@@ -113,6 +112,7 @@ def land_file_frame(
                 mark_landed_jdbc(target.state),
                 target.run_id,
                 numbers,
+                file_column,
                 row_column,
             )
         except Exception as exc:

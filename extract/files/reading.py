@@ -55,7 +55,8 @@ def file_fields(spark: SparkSession, source: FileSource, paths: list[str]) -> li
         reader = reader.option("inferSchema", "true")
         chosen = paths[:INFER_FROM_FILES]
     try:
-        schema = reader.load([glob_escaped(p) for p in chosen]).schema
+        with _listed_on_the_driver(spark):
+            schema = reader.load([glob_escaped(p) for p in chosen]).schema
     except Py4JJavaError as exc:
         raise TidemarkError(f"{source.key}: reading the files' columns failed: {java_error_line(exc)}") from None
     return [(f.name, _spark_type(f.dataType.simpleString())) for f in schema.fields]
@@ -73,17 +74,17 @@ def _ddl(columns: list[MappedColumn]) -> str:
     return ", ".join(f"{quoted(c.source.name)} {kind}" for c, kind in zip(columns, kinds, strict=True))
 
 
-def file_rows(spark: SparkSession, source: FileSource, columns: list[MappedColumn], files: dict[str, str]) -> DataFrame:
-    """The rows of `files` (path -> Spark's URL of it) as `columns`, in order: each data column by name (a
-    column a file lacks is NULL, in JSON and Parquet), then the file's path and, without a key, the row's
-    place in it."""
+def file_rows(spark: SparkSession, source: FileSource, columns: list[MappedColumn], paths: list[str]) -> DataFrame:
+    """The rows of the files at `paths` as `columns`, in order: each data column by name (a column a file
+    lacks is NULL, in JSON and Parquet), then the file's path and, without a key, the row's place in it."""
     from pyspark.sql import functions as F
 
     data = [c for c in columns if c.target_name not in (FILE_COLUMN, FILE_ROW_COLUMN)]
     reader = _reader(spark, source)
     if source.format != "parquet":
         reader = reader.schema(_ddl(data))
-    frame = reader.load([glob_escaped(p) for p in files])
+    with _listed_on_the_driver(spark):
+        frame = reader.load([glob_escaped(p) for p in paths])
     names = {name.lower(): name for name in frame.columns}
     chosen: list[Column] = []
     for column in data:
@@ -93,12 +94,35 @@ def file_rows(spark: SparkSession, source: FileSource, columns: list[MappedColum
             value = F.to_json(value)
         kind = "string" if column.source.base_type == "json" else column.source.type_text
         chosen.append(value.cast(kind).alias(column.target_name))
-    by_url = F.create_map(*(F.lit(text) for path, url in files.items() for text in (url, path)))
-    chosen.append(F.element_at(by_url, F.col("_metadata.file_path")).alias(FILE_COLUMN))
+    # Written as the rows land (extract/landing/jvm: FileLander), which knows each row's file and place.
+    chosen.append(F.lit("").alias(FILE_COLUMN))
     if any(c.target_name == FILE_ROW_COLUMN for c in columns):
-        # Numbered as the rows land (extract/landing/jvm: FileLander), whichever task reads the file.
         chosen.append(F.lit(0).cast("bigint").alias(FILE_ROW_COLUMN))
     return frame.select(*chosen)
+
+
+@contextmanager
+def _listed_on_the_driver(spark: SparkSession) -> Iterator[None]:
+    """While a read of listed files is set up: Spark looks each path up from the driver. Past 32 paths it
+    would run a Spark job of a task a path to look them up (27 s for 10,000 files on two cores), when the
+    paths are the files a listing just found."""
+    with _session_conf(spark, {"spark.sql.sources.parallelPartitionDiscovery.threshold": str(1 << 30)}):
+        yield
+
+
+@contextmanager
+def _session_conf(spark: SparkSession, values: dict[str, str]) -> Iterator[None]:
+    before = {key: spark.conf.get(key, None) for key in values}
+    for key, value in values.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 def packed_size(spark: SparkSession) -> int:
@@ -114,15 +138,5 @@ def whole_files(spark: SparkSession, files: int) -> Iterator[None]:
     Spark splits a file at its partition size and packs small ones up to it, each counted at least the
     open cost: both as large as a sum of them can be without overflowing a long."""
     size = str((1 << 62) // (files + 2))
-    keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
-    before = {key: spark.conf.get(key, None) for key in keys}
-    for key in keys:
-        spark.conf.set(key, size)
-    try:
+    with _session_conf(spark, {"spark.sql.files.maxPartitionBytes": size, "spark.sql.files.openCostInBytes": size}):
         yield
-    finally:
-        for key, value in before.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)

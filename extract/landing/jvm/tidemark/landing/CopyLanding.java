@@ -8,6 +8,7 @@ import java.util.Properties;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.StructField;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Lands a DataFrame in a Postgres table with COPY, straight from the executors' rows: no
@@ -58,8 +59,9 @@ public final class CopyLanding {
      * Lands `frame`, a read of whole files (none split between tasks), each file as the partition of
      * run `runId` that `fileNumbers` gives its path (as Hadoop prints it), in its own transaction.
      *
-     * @param rowColumn the column that holds each row's place in its file (from 1), written here as
-     *     the rows are read, or -1
+     * @param fileColumn the column that holds each row's file (its path as Hadoop prints it), written here
+     *     as the rows are read
+     * @param rowColumn the column that holds each row's place in its file (from 1), written likewise, or -1
      * @return one {file number, rows landed, "1" if it had landed before, why it could not be read and
      *     which record (from 1), or null and null} per file Spark read rows of
      */
@@ -72,15 +74,19 @@ public final class CopyLanding {
             String markStatement,
             long runId,
             Map<String, Integer> fileNumbers,
+            int fileColumn,
             int rowColumn) {
         PartitionLander lander = lander(
                 frame.schema().fields(), targetTypes, url, properties, copyStatement, markStatement, runId,
                 true, new int[0]);
+        boolean binary = lander.format().equals("binary");
+        UTF8String[] filePath = new UTF8String[1];
         long[] rowNumber = new long[1];
+        lander.writeInstead(fileColumn, FileValueWriter.path(filePath, binary));
         if (rowColumn >= 0) {
-            lander.writeInstead(rowColumn, new RowNumberWriter(rowNumber, lander.format().equals("binary")));
+            lander.writeInstead(rowColumn, FileValueWriter.rowNumber(rowNumber, binary));
         }
-        FileLander files = new FileLander(lander, new HashMap<>(fileNumbers), rowNumber);
+        FileLander files = new FileLander(lander, new HashMap<>(fileNumbers), filePath, rowNumber);
         List<String[]> results =
                 frame.queryExecution().toRdd().toJavaRDD().mapPartitionsWithIndex(files, false).collect();
         return results.toArray(new String[0][]);

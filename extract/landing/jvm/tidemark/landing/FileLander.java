@@ -2,6 +2,7 @@ package tidemark.landing;
 
 import java.io.Serializable;
 import java.net.URI;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,16 +13,19 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.rdd.InputFileBlockHolder;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.postgresql.copy.CopyIn;
 
 /**
  * What each Spark task of a file landing runs. A task reads whole files, one after another (the read is
- * planned so that no file is split): each lands as {@link PartitionLander} lands a partition, in its own
- * transaction, under the file's number in the run's plan, its rows numbered from 1 in the row column.
+ * planned so that no file is split between tasks): it lands them in one COPY, each row under its file's
+ * number in the run's plan and numbered from 1 in its file (the row column), and marks each file landed
+ * in the same transaction. A task's files therefore land together or not at all.
  *
  * <p>A file Spark cannot read (a malformed record, a corrupt file, a header that does not fit the
- * columns) fails alone: its COPY rolls back and the task says why instead of failing the job, so the
- * other tasks' files still land. The task's reader cannot go on past it: the files after it in the
- * same task are left unread, for the caller to read again. A failure to write to Postgres fails the job.
+ * columns) fails alone: the task's transaction rolls back and the task says which file and why instead
+ * of failing the job, so other tasks' files still land, and the caller reads the failed task's other
+ * files again, a task each. A failure to write to Postgres fails the job.
  */
 final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iterator<String[]>>, Serializable {
     private static final long serialVersionUID = 1L;
@@ -29,45 +33,101 @@ final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iter
     private final PartitionLander lander;
     /** The plan's number of each file, by its path as Hadoop prints it. */
     private final HashMap<String, Integer> numbers;
-    /** The row's place in its file, which the row-number column's writer writes. */
+    /** The row's file and its place in it, which the writers of the file and row columns write. */
+    private final UTF8String[] filePath;
     private final long[] rowNumber;
 
-    FileLander(PartitionLander lander, HashMap<String, Integer> numbers, long[] rowNumber) {
+    FileLander(PartitionLander lander, HashMap<String, Integer> numbers, UTF8String[] filePath, long[] rowNumber) {
         this.lander = lander;
         this.numbers = numbers;
+        this.filePath = filePath;
         this.rowNumber = rowNumber;
     }
 
     /**
      * One {file number, rows landed, "1" if it had landed before, why it could not be read, the record
-     * it could not (from 1)} per file the task read rows of, the last two null when it landed.
+     * it could not (from 1)} per file the task landed, the last two null; or one for the file it could
+     * not read, and none for the others.
      */
     @Override
     public Iterator<String[]> call(Integer index, Iterator<InternalRow> rows) {
-        TaskRows task = new TaskRows(rows, rowNumber);
-        List<String[]> results = new ArrayList<>();
-        try {
-            for (String path = task.nextFile(); path != null; path = task.nextFile()) {
+        TaskRows task = new TaskRows(rows, filePath, rowNumber);
+        List<long[]> landed = new ArrayList<>();
+        String path = null;
+        try (TaskCopy copy = new TaskCopy()) {
+            for (path = task.nextFile(); path != null; path = task.nextFile()) {
                 int number = number(path);
-                try {
-                    long[] landed = lander.land(number, task.fileRows()).next();
-                    results.add(new String[] {
-                        Integer.toString(number), Long.toString(landed[1]), Long.toString(landed[2]), null, null
-                    });
-                } catch (SQLException | RuntimeException e) {
-                    if (e instanceof UnreadableFile) {
-                        throw (UnreadableFile) e;
-                    }
-                    throw LandingFailure.of("file " + path, e);
-                }
+                landed.add(new long[] {number, lander.write(number, task.fileRows(), copy.out())});
             }
+            String already = copy.commit(landed) ? "1" : "0";
+            List<String[]> results = new ArrayList<>();
+            for (long[] file : landed) {
+                results.add(new String[] {Long.toString(file[0]), Long.toString(file[1]), already, null, null});
+            }
+            return results.iterator();
         } catch (UnreadableFile e) {
+            // The task's COPY is rolled back whole: the files before this one are read again, alone.
             String why = LandingFailure.describe(rootCause(e.getCause()));
-            results.add(new String[] {
-                Integer.toString(number(e.path)), "-1", "0", why, Long.toString(e.rowsRead + 1)
-            });
+            String record = Long.toString(e.rowsRead + 1);
+            String[] failed = {Integer.toString(number(e.path)), "-1", "0", why, record};
+            return List.<String[]>of(failed).iterator();
+        } catch (SQLException | RuntimeException e) {
+            throw LandingFailure.of("file " + path, e);
         }
-        return results.iterator();
+    }
+
+    /**
+     * A task's files in one COPY and one transaction with their marks: thousands of small files would
+     * otherwise cost a COPY and a commit each, more than their rows.
+     */
+    private final class TaskCopy implements AutoCloseable {
+        private Connection conn;
+        private CopyIn copy;
+        private CopyBuffer out;
+
+        CopyBuffer out() throws SQLException {
+            if (out == null) {
+                conn = lander.connect();
+                copy = lander.startCopy(conn);
+                out = new CopyBuffer(copy);
+                lander.begin(out);
+            }
+            return out;
+        }
+
+        /** Ends the COPY, marks each {file number, rows} landed and commits; true if all had landed before. */
+        boolean commit(List<long[]> files) throws SQLException {
+            if (out == null) {
+                return false;
+            }
+            lander.end(out, copy);
+            int already = 0;
+            for (long[] file : files) {
+                already += lander.mark(conn, (int) file[0], file[1]) ? 0 : 1;
+            }
+            if (already != 0 && already != files.size()) {
+                throw new IllegalStateException(already + " of the task's " + files.size() + " files had landed");
+            }
+            if (already == 0) {
+                conn.commit();
+            }
+            return already != 0;
+        }
+
+        @Override
+        public void close() throws SQLException {
+            if (conn == null) {
+                return;
+            }
+            try {
+                if (copy.isActive()) {
+                    copy.cancelCopy();
+                }
+                conn.rollback(); // nothing to roll back once committed
+            } finally {
+                conn.close();
+            }
+        }
     }
 
     private int number(String path) {
@@ -111,6 +171,7 @@ final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iter
      */
     static final class TaskRows {
         private final Iterator<InternalRow> rows;
+        private final UTF8String[] filePath;
         private final long[] rowNumber;
         private Object openUrl;
         private String openPath = "";
@@ -121,8 +182,9 @@ final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iter
         /** The failure to open the file after the current one, raised when the caller moves on to it. */
         private UnreadableFile failed;
 
-        TaskRows(Iterator<InternalRow> rows, long[] rowNumber) {
+        TaskRows(Iterator<InternalRow> rows, UTF8String[] filePath, long[] rowNumber) {
             this.rows = rows;
+            this.filePath = filePath;
             this.rowNumber = rowNumber;
         }
 
@@ -138,6 +200,7 @@ final class FileLander implements Function2<Integer, Iterator<InternalRow>, Iter
                 return null;
             }
             current = aheadPath;
+            filePath[0] = UTF8String.fromString(current);
             rowNumber[0] = 0;
             return current;
         }

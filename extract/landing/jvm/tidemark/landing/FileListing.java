@@ -85,15 +85,6 @@ public final class FileListing {
         }
     }
 
-    /** Each path as Spark's reader names the file it reads (its URI, escaped): `_metadata.file_path`. */
-    public static String sparkUrls(List<String> paths) {
-        List<String> urls = new ArrayList<>();
-        for (String path : paths) {
-            urls.add(new Path(path).toUri().toString());
-        }
-        return String.join(SEPARATOR, urls);
-    }
-
     private static String digest(Path path, Configuration conf) throws IOException, NoSuchAlgorithmException {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         byte[] buffer = new byte[1 << 16];

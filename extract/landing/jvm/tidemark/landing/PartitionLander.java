@@ -78,52 +78,102 @@ final class PartitionLander implements Function2<Integer, Iterator<InternalRow>,
 
     /** Lands `rows` as partition `number`: {number, rows landed, 1 if it had landed before}. */
     Iterator<long[]> land(int number, Iterator<InternalRow> rows) throws SQLException {
-        long count = 0;
-        boolean already;
+        try (Connection conn = connect()) {
+            return List.of(landOn(conn, number, rows)).iterator();
+        }
+    }
+
+    /** A connection to the target, in a transaction of its own (not committed a statement at a time). */
+    Connection connect() throws SQLException {
         // The driver class directly: DriverManager sees only the JVM's own class path, not spark.jars.
-        try (Connection conn = new Driver().connect(url, properties)) {
-            conn.setAutoCommit(false);
-            CopyIn copy = conn.unwrap(PGConnection.class).getCopyAPI().copyIn(copyStatement);
+        Connection conn = new Driver().connect(url, properties);
+        conn.setAutoCommit(false);
+        return conn;
+    }
+
+    /**
+     * Lands `rows` as partition `number` on `conn`, committed with its mark (rolled back if it had landed
+     * before): {number, rows landed, 1 if it had landed before}. On a failure the transaction is rolled
+     * back.
+     */
+    long[] landOn(Connection conn, int number, Iterator<InternalRow> rows) throws SQLException {
+        long count;
+        boolean already;
+        try {
+            CopyIn copy = startCopy(conn);
             try {
                 CopyBuffer out = new CopyBuffer(copy);
-                if (binary) {
-                    out.putBytes(BINARY_SIGNATURE);
-                    out.putInt(0); // flags
-                    out.putInt(0); // header extension length
-                }
-                while (rows.hasNext()) {
-                    InternalRow row = rows.next();
-                    if (binary) {
-                        writeBinary(row, number, out);
-                    } else {
-                        writeText(row, number, out);
-                    }
-                    count++;
-                    out.sendWhenFull();
-                }
-                if (binary) {
-                    out.putShort(-1);
-                }
-                out.send();
-                copy.endCopy();
+                begin(out);
+                count = write(number, rows, out);
+                end(out, copy);
             } finally {
                 if (copy.isActive()) {
                     copy.cancelCopy();
                 }
             }
-            try (PreparedStatement mark = conn.prepareStatement(markStatement)) {
-                mark.setLong(1, count);
-                mark.setLong(2, runId);
-                mark.setInt(3, number);
-                already = mark.executeUpdate() != 1;
-            }
-            if (already) {
+            already = !mark(conn, number, count);
+        } catch (SQLException | RuntimeException e) {
+            try {
                 conn.rollback();
-            } else {
-                conn.commit();
+            } catch (SQLException broken) {
+                e.addSuppressed(broken);
             }
+            throw e;
         }
-        return List.of(new long[] {number, count, already ? 1 : 0}).iterator();
+        if (already) {
+            conn.rollback();
+        } else {
+            conn.commit();
+        }
+        return new long[] {number, count, already ? 1 : 0};
+    }
+
+    CopyIn startCopy(Connection conn) throws SQLException {
+        return conn.unwrap(PGConnection.class).getCopyAPI().copyIn(copyStatement);
+    }
+
+    /** What a COPY's data starts with. */
+    void begin(CopyBuffer out) {
+        if (binary) {
+            out.putBytes(BINARY_SIGNATURE);
+            out.putInt(0); // flags
+            out.putInt(0); // header extension length
+        }
+    }
+
+    /** Writes `rows` as partition `number`'s; returns how many. */
+    long write(int number, Iterator<InternalRow> rows, CopyBuffer out) throws SQLException {
+        long count = 0;
+        while (rows.hasNext()) {
+            InternalRow row = rows.next();
+            if (binary) {
+                writeBinary(row, number, out);
+            } else {
+                writeText(row, number, out);
+            }
+            count++;
+            out.sendWhenFull();
+        }
+        return count;
+    }
+
+    /** Ends the COPY's data and the COPY. */
+    void end(CopyBuffer out, CopyIn copy) throws SQLException {
+        if (binary) {
+            out.putShort(-1);
+        }
+        out.send();
+        copy.endCopy();
+    }
+
+    /** Marks partition `number` landed with `count` rows, in the COPY's transaction; false if it was already. */
+    boolean mark(Connection conn, int number, long count) throws SQLException {
+        try (PreparedStatement mark = conn.prepareStatement(markStatement)) {
+            mark.setLong(1, count);
+            mark.setLong(2, runId);
+            mark.setInt(3, number);
+            return mark.executeUpdate() == 1;
+        }
     }
 
     private void writeBinary(InternalRow row, int number, CopyBuffer out) {
