@@ -27,12 +27,12 @@ from extract.core.errors import (
 )
 from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
-from extract.files.plan import generation_plan, stream_names
 from extract.files.selection import split_names
 from extract.files.sync import sync_files
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import check_target_state
 from extract.pass_request import PassRequest, TableJob
+from extract.planning.file_plan import generation_plan, stream_names
 from extract.planning.planner import Planner
 from extract.project.follow_catalog import follow_catalog, touches_project
 from extract.readers.asof_snapshot import SnapshotLanding

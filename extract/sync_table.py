@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from extract.core.observer import Note, Observer, silent
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import run_stream
+from extract.lifecycle.run_result import RunResult
 from extract.planning.table_plan import TablePlan
 from extract.readers.by_plan import recorded_reader, sync_reader
 from extract.readers.reconcile_repairs import reconcile_table
 from extract.readers.recorded_changes import ExpiredPosition
 from extract.reconcile.result import ReconcileOptions
-
-
-@dataclass(frozen=True)
-class RunResult:
-    table: str
-    target: str
-    run_id: int
-    migration_type: str
-    rows_landed: int
-    watermark_used: str | None
-    watermark_candidate: str
-    #: What this run changed in the replica to follow the source's schema (extract/evolution).
-    schema_changes: list[str]
-    #: Seed 001's contract: the state the run read from, and the state its merge commits.
-    input_state: dict[str, object] | None = None
-    output_state: dict[str, object] | None = None
-    #: A file source's files that could not be read, each with why: the others landed.
-    failed_files: list[str] = field(default_factory=list)
 
 
 def sync_table(context: RunContext, plan: TablePlan, observer: Observer = silent, refresh: bool = False) -> RunResult:

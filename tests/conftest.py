@@ -26,8 +26,8 @@ from extract.config.settings import Settings, load_settings
 from extract.core.observer import Observer, silent
 from extract.devtools import server
 from extract.devtools.ddl_times import install_ddl_times
-from extract.files.plan import generation_plans
 from extract.lifecycle.context import RunContext
+from extract.planning.file_plan import generation_plans
 from extract.planning.planner import Planner
 from extract.project.generate import Origin, write_project_files
 from extract.project.package import PACKAGE_FOLDER, install_package

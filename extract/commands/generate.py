@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from extract.config.file_sources import read_file_sources
 from extract.config.settings import load_settings
-from extract.files.plan import generation_plans
+from extract.planning.file_plan import generation_plans
 from extract.planning.planner import open_planner
 from extract.project.generate import Origin, write_project_files
 from extract.project.model_docs import without_snapshot

@@ -11,14 +11,14 @@ from extract.config.file_sources import FileSource
 from extract.core.observer import Note, Observer, silent
 from extract.files.checkpoint import FileChanges, candidates, changes, committed_files
 from extract.files.listing import list_location, settled, sha256
-from extract.files.plan import file_plan, replica_columns, spark_type_of, stream_names
 from extract.files.reader import FileSourceReader
 from extract.files.reading import file_fields
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import run_stream
+from extract.lifecycle.run_result import RunResult
+from extract.planning.file_plan import file_plan, replica_columns, spark_type_of, stream_names
 from extract.planning.table_plan import TablePlan
 from extract.source.typemap import TypeMap
-from extract.sync_table import RunResult
 
 #: Files hashed at a time.
 DIGEST_THREADS = 4

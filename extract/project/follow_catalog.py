@@ -15,7 +15,7 @@ from extract.catalog_state.read import CatalogRead
 from extract.config.file_sources import read_file_sources
 from extract.core.errors import TidemarkError
 from extract.evolution.drift import drift, replica_columns, replica_key
-from extract.files.plan import generation_plans
+from extract.planning.file_plan import generation_plans
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.project.generate import Origin, write_project_files
