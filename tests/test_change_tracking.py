@@ -217,3 +217,11 @@ def test_a_rewind_reads_again_exactly_the_keys_changed_since_then(tracked: Proje
     assert rewound.returncode == 0, rewound.stderr
     assert _state(tracked, "Orders")[1] == first
     assert {r.table: r.rows_landed for r in tracked.extract("dbo.Orders")} == {"dbo.Orders": 3}
+
+
+def test_status_shows_a_table_whose_position_is_a_version(tracked: Project) -> None:
+    """The state model reads a committed position as a time only when it is one (a version is not)."""
+    shown = tracked.cli("status", "--json")
+    assert shown.returncode == 0, shown.stderr
+    tables = {t["table"]: t for t in json.loads(shown.stdout)["tables"]}
+    assert tables["dbo.Orders"]["sync_status"] and tables["dbo.Orders"]["last_sync_timestamp"] is None
