@@ -5,8 +5,9 @@ bench.Items in a source database, then measures raw COPY, tidemark's full and
 incremental syncs, dlt's and Sling's on the same workload, the three merge
 strategies, reconciles of planted differences against reladiff, a key scan
 and count(*), the catalog read of a pass over 1,000 tables, full and incremental, a pass over 1,000 small tables
-against dlt and Sling (bench/wide.py), and the deletes a Change Tracking sync brings against a sync and a
-reconcile (bench/recorded_changes.py). Prints the
+against dlt and Sling (bench/wide.py), 1,000 CSV files landed by a file source against a raw COPY of them
+(bench/files.py), and the deletes a Change Tracking sync brings against a sync and a reconcile
+(bench/recorded_changes.py). Prints the
 figures and writes them to bench/results/, section by section as each is measured: a section that
 fails, or whose step runs past BENCH_STEP_BOUND seconds (an hour by default) and is stopped, is recorded
 as such and the run goes on (bench/sections.py); the exit code is then 1.
@@ -21,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import catalog_read, databases, recorded_changes, report, wide
+from bench import catalog_read, databases, files, recorded_changes, report, wide
 from bench.peers import runner
 from bench.reconcile_report import print_reconcile
 from bench.report import print_build
@@ -84,6 +85,8 @@ def main() -> int:
                     bench_db, work, _say, peers=not args.no_peers, section=wide_section, on_peer_failure=sections.record
                 ),
             )
+        file_section = results.setdefault("files", {})
+        sections.run("files", lambda: files.measure(bench_db, work, _say, file_section))
         # Last: it makes the databases anew.
         changes = results.setdefault("recorded_changes", {})
         sections.run(
@@ -93,7 +96,14 @@ def main() -> int:
     finally:
         databases.stop()
         print(f"\nwritten to {sections.save()}")
-    printers = (report.print_report, print_reconcile, catalog_read.print_catalog, print_build, wide.print_wide)
+    printers = (
+        report.print_report,
+        print_reconcile,
+        catalog_read.print_catalog,
+        print_build,
+        wide.print_wide,
+        files.print_files,
+    )
     print_finished(results, (*printers, recorded_changes.print_recorded_changes))
     print(f"\n{sections.summary()}")
     return 0 if sections.complete else 1

@@ -68,7 +68,14 @@ class Sync:
 class TidemarkProject:
     """A scratch copy of the dbt project with one table configured, as a user would set it up."""
 
-    def __init__(self, root: Path, env: dict[str, str], target_url: str, sync_tables: str = SYNC_TABLES) -> None:
+    def __init__(
+        self,
+        root: Path,
+        env: dict[str, str],
+        target_url: str,
+        sync_tables: str = SYNC_TABLES,
+        file_sources: str | None = None,
+    ) -> None:
         self.root = root
         self.target_url = target_url
         self.env = {
@@ -85,6 +92,8 @@ class TidemarkProject:
         (root / "snapshots").mkdir()
         shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
         (root / "seeds" / "sync_tables.csv").write_text(sync_tables)
+        if file_sources is not None:
+            (root / "seeds" / "file_sources.csv").write_text(file_sources)
         run([PYTHON, "-m", "extract", "generate"], self.env, REPO, "extract generate")
         run([DBT, "seed", "--project-dir", str(root)], self.env, root, "dbt seed")
 
