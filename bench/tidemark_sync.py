@@ -92,6 +92,8 @@ class TidemarkProject:
         (root / "snapshots").mkdir()
         shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
         (root / "seeds" / "sync_tables.csv").write_text(sync_tables)
+        # The demo's file source, unless the bench's own is given.
+        (root / "seeds" / "file_sources.csv").unlink()
         if file_sources is not None:
             (root / "seeds" / "file_sources.csv").write_text(file_sources)
         run([PYTHON, "-m", "extract", "generate"], self.env, REPO, "extract generate")

@@ -224,6 +224,8 @@ def new_project(
         else:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(src, dst)
+    # The demo's file source reads the demo's drops folder: a test of file sources writes its own.
+    (root / "seeds" / "file_sources.csv").unlink()
     (root / "snapshots").mkdir(exist_ok=True)
     shutil.copy(REPO / "profiles.yml.example", root / "profiles.yml")
     install_package(root, REPO / PACKAGE_FOLDER)

@@ -14,6 +14,7 @@ from extract.commands.server import data_dir, home, port
 from extract.devtools import server
 from extract.devtools.ddl_times import install_ddl_times
 from extract.devtools.demo.changes import apply_changes
+from extract.devtools.demo.drops import drop_first_days, drop_next_day
 from extract.devtools.demo.generator import create_and_fill
 
 SOURCE_DB = "salesdb"
@@ -22,6 +23,11 @@ TARGET_DB = "tidemark"
 
 def _url(database: str) -> str:
     return f"postgresql://{server.SUPERUSER}@127.0.0.1:{port()}/{database}"
+
+
+def drops_folder() -> Path:
+    """Where the demo's file source finds its files (seeds/file_sources.csv: .tidemark/drops/returns)."""
+    return home() / "drops" / "returns"
 
 
 def write_env() -> None:
@@ -57,6 +63,8 @@ def setup(size: int) -> None:
     write_env()
     summary = ", ".join(f"{table} {rows}" for table, rows in counts.items())
     print(f"demo source {SOURCE_DB} filled: {summary}")
+    dropped = drop_first_days(drops_folder())
+    print(f"demo file drops: {len(dropped)} files in {drops_folder()}")
     print(f"connection settings written to {home() / 'demo.env'}")
 
 
@@ -64,6 +72,9 @@ def change(seed: int) -> None:
     with psycopg.connect(_url(SOURCE_DB)) as conn:
         done = apply_changes(conn, seed)
     print("source changes: " + ", ".join(f"{n} {what}" for what, n in done.items()))
+    if drops_folder().is_dir():
+        new, corrected = drop_next_day(drops_folder(), seed)
+        print(f"file drops: {new.name} new, {corrected.name} corrected")
 
 
 def main(argv: Sequence[str]) -> int:

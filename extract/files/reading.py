@@ -66,12 +66,14 @@ def _spark_type(simple: str) -> str:
     return "json" if simple.startswith(_NESTED) else simple
 
 
-def _ddl(columns: list[MappedColumn]) -> str:
-    def quoted(name: str) -> str:
-        return "`" + name.replace("`", "``") + "`"
+def _quoted(name: str) -> str:
+    """A column name as Spark's SQL names it: in backticks, each backtick in it doubled."""
+    return "`" + name.replace("`", "``") + "`"
 
+
+def _ddl(columns: list[MappedColumn]) -> str:
     kinds = [("string" if c.source.base_type == "json" else c.source.type_text) for c in columns]
-    return ", ".join(f"{quoted(c.source.name)} {kind}" for c, kind in zip(columns, kinds, strict=True))
+    return ", ".join(f"{_quoted(c.source.name)} {kind}" for c, kind in zip(columns, kinds, strict=True))
 
 
 def file_rows(spark: SparkSession, source: FileSource, columns: list[MappedColumn], paths: list[str]) -> DataFrame:
@@ -89,7 +91,7 @@ def file_rows(spark: SparkSession, source: FileSource, columns: list[MappedColum
     chosen: list[Column] = []
     for column in data:
         found = names.get(column.source.name.lower())
-        value = F.lit(None) if found is None else frame[f"`{found}`"]
+        value = F.lit(None) if found is None else frame[_quoted(found)]
         if column.source.base_type == "json" and source.format == "parquet" and found is not None:
             value = F.to_json(value)
         kind = "string" if column.source.base_type == "json" else column.source.type_text
