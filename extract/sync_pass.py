@@ -27,12 +27,12 @@ from extract.core.errors import (
 )
 from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
+from extract.file_jobs import file_job
 from extract.files.selection import split_names
-from extract.files.sync import sync_files
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import check_target_state
 from extract.pass_request import PassRequest, TableJob
-from extract.planning.file_plan import generation_plan, stream_names
+from extract.planning.file_plan import stream_names
 from extract.planning.planner import Planner
 from extract.project.follow_catalog import follow_catalog, touches_project
 from extract.readers.asof_snapshot import SnapshotLanding
@@ -94,10 +94,12 @@ class SyncPass:
             workers = self.settings.max_parallel_transfers
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
                 jobs = list(pool.map(lambda config: self._job(planner, config), tables))
-                jobs += [self._file_job(planner, source) for source in files]
                 recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
                 self._catalog["read"] = None if recorded is None else recorded.read_id
                 unchanged = self._unchanged(planner, jobs, recorded, observer, pool)
+                file_jobs = list(pool.map(lambda source: file_job(planner, source, observer), files))
+                jobs += [job for job, _ in file_jobs]
+                unchanged |= {job.config.key: report for job, report in file_jobs if report is not None}
                 to_run = self._to_run(jobs, unchanged)
                 if to_run:
                     self.runtime.start_in_background()  # to land; meanwhile the source plans the reads
@@ -196,10 +198,6 @@ class SyncPass:
         return TableJob(
             config, lambda observer: sync_table(planner.context, plan, observer, refresh), None if refresh else plan
         )
-
-    def _file_job(self, planner: Planner, source: FileSource) -> TableJob:
-        config = generation_plan(source, self.settings.state_schema).config
-        return TableJob(config, lambda observer: sync_files(planner.context, source, planner.type_map, observer))
 
     def _sync(self, job: TableJob, observer: ConsoleObserver) -> TableReport:
         try:

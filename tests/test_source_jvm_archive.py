@@ -9,9 +9,9 @@ import pytest
 
 from extract.config.urls import parse_url
 from extract.core.errors import TidemarkError
+from extract.runtime.jars import jar_paths
 from extract.runtime.source_class_archive import class_names, write_source_archive
 from extract.runtime.source_jvm import SourceJvm
-from extract.runtime.spark import jar_paths
 from extract.source.jdbc import JdbcConnection
 
 

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 
 from extract.config.environment import extra_jars
-from extract.runtime.spark import jar_paths
+from extract.runtime.jars import jar_paths
 
 
 def main(argv: Sequence[str]) -> int:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from extract.config.environment import extra_jars
 from extract.runtime.class_archive import archive_path, source_archive_path
+from extract.runtime.jars import jar_paths
 from extract.runtime.source_class_archive import write_source_archive
 from extract.runtime.source_jvm import source_classpath
-from extract.runtime.spark import get_spark, jar_paths
+from extract.runtime.spark import get_spark
 
 
 def main(argv: Sequence[str]) -> int:

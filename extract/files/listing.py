@@ -63,7 +63,7 @@ def settled(jvm: Any, conf: Any, files: list[ListedFile], wait: timedelta) -> tu
     if not files or wait <= timedelta(0):
         return files, []
     time.sleep(wait.total_seconds())
-    now = {f.path: f for f in _fields(_helper(jvm).stat([f.path for f in files], conf))}
+    now = {f.path: f for f in _fields(_helper(jvm).stat("\0".join(f.path for f in files), conf))}
     still = [f for f in files if now.get(f.path) == f]
     return still, [f for f in files if now.get(f.path) != f]
 
@@ -73,5 +73,5 @@ def sha256(jvm: Any, conf: Any, files: list[ListedFile], threads: int) -> dict[s
     if not files:
         return {}
     paths = [f.path for f in files]
-    digests = _helper(jvm).sha256(paths, conf, threads).split("\0")
+    digests = _helper(jvm).sha256("\0".join(paths), conf, threads).split("\0")
     return dict(zip(paths, digests, strict=True))

@@ -4,6 +4,7 @@ is new, changed or gone, land what changed through the run lifecycle (extract/fi
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 
@@ -24,12 +25,21 @@ from extract.source.typemap import TypeMap
 DIGEST_THREADS = 4
 
 
+def _filesystem(context: RunContext, source: FileSource) -> tuple[Any, Any]:
+    """(the JVM, Hadoop's configuration) the source's location is listed with: a local folder's in a JVM that
+    starts in a fraction of Spark's; any other filesystem's in Spark's driver, with the session's settings
+    (its credentials, spark.hadoop.*), as its files are read."""
+    if urlsplit(source.location).scheme in ("", "file"):
+        jvm = context.runtime.files_jvm
+        return jvm, jvm.org.apache.hadoop.conf.Configuration()
+    spark = context.spark
+    return spark.sparkContext._jvm, spark.sparkContext._jsc.hadoopConfiguration()
+
+
 def find_changes(context: RunContext, source: FileSource, observer: Observer = silent) -> FileChanges:
     """What a run of `source` would do now: the listing against the committed checkpoint; a file still
     being written is left for the next run."""
-    spark = context.spark
-    jvm: Any = spark.sparkContext._jvm
-    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    jvm, conf = _filesystem(context, source)
     listed = list_location(jvm, conf, source)
     with psycopg.connect(context.settings.target.libpq_url) as conn:
         kept = committed_files(conn, context.settings.state_schema, stream_names(source).table_key)
@@ -56,10 +66,15 @@ def stream_plan(context: RunContext, source: FileSource, found: FileChanges, typ
 
 
 def sync_files(
-    context: RunContext, source: FileSource, type_map: TypeMap, observer: Observer = silent
+    context: RunContext,
+    source: FileSource,
+    type_map: TypeMap,
+    observer: Observer = silent,
+    found: FileChanges | None = None,
 ) -> RunResult | None:
-    """Land what changed in the source's files since its checkpoint; None when nothing did."""
-    found = find_changes(context, source, observer)
+    """Land what changed in the source's files since its checkpoint (`found`, when the pass has looked
+    already); None when nothing did."""
+    found = find_changes(context, source, observer) if found is None else found
     if not found.anything:
         observer(Note(source.key, "no file new, changed or gone since the checkpoint: nothing to read"))
         return None

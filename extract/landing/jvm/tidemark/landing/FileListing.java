@@ -49,8 +49,9 @@ public final class FileListing {
         return String.join(SEPARATOR, lines);
     }
 
-    /** The same fields for each of `paths` as it is now; size and time -1 for a file that is gone. */
-    public static String stat(List<String> paths, Configuration conf) throws IOException {
+    /** The same fields for each of `joinedPaths` (NUL-separated) as it is now; size and time -1 for one gone. */
+    public static String stat(String joinedPaths, Configuration conf) throws IOException {
+        List<String> paths = List.of(joinedPaths.split(SEPARATOR));
         String[] lines = new String[paths.size()];
         for (int i = 0; i < lines.length; i++) {
             Path path = new Path(paths.get(i));
@@ -63,9 +64,10 @@ public final class FileListing {
         return String.join(SEPARATOR, lines);
     }
 
-    /** The SHA-256 of each file's bytes in hex, `threads` files at a time. */
-    public static String sha256(List<String> paths, Configuration conf, int threads)
+    /** The SHA-256 of each file's bytes (paths NUL-separated) in hex, `threads` files at a time. */
+    public static String sha256(String joinedPaths, Configuration conf, int threads)
             throws IOException, InterruptedException {
+        List<String> paths = List.of(joinedPaths.split(SEPARATOR));
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {
             List<Future<String>> digests = new ArrayList<>();
