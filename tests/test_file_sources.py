@@ -230,3 +230,18 @@ def test_parquet_with_a_new_column_and_gzipped_json_lines(drops: Project) -> Non
         ("c", 3, None, None),
     ]
     assert logs == [("info", '["a", "b"]'), ("warn", None)]
+
+
+def test_a_reset_state_reads_every_file_again_and_a_cursor_is_refused(drops: Project) -> None:
+    write(drops, "orders/a.csv", ["1,ann,10"])
+    write(drops, "orders/b.csv", ["2,bob,20"])
+    sync(drops, "files.orders")
+    refused = drops.cli("state", "set", "files.orders", "--cursor", "2026-01-01")
+    assert refused.returncode == 2 and "is a file source" in refused.stderr
+    reset = drops.cli("state", "reset", "files.orders")
+    assert reset.returncode == 0, reset.stderr
+    assert drops.scalar("select count(*) from _migration.file_checkpoint") == 0
+    said = sync(drops, "files.orders")
+    assert "2 file(s) to land" in said
+    assert drops.scalar("select rows_unchanged from _migration.merge_log order by merge_id desc limit 1") == 2
+    assert drops.scalar("select count(*) from _migration.file_checkpoint") == 2

@@ -108,8 +108,14 @@ def _current(conn: psycopg.Connection, state: StateSchema, name: str, table_key:
 
 def _change(conn: psycopg.Connection, state: StateSchema, args: argparse.Namespace, table_key: str) -> int:
     current = _current(conn, state, args.table, table_key)
+    if current.reader == ReaderKind.FILES and args.verb != "reset":
+        raise TidemarkError(
+            f"{args.table} is a file source: its state is the checkpoint of every file it landed, not a cursor; "
+            "`state reset` clears it, and the next run reads every file again"
+        )
     if args.verb == "reset":
-        change = Change(table_key, None, "reset: the next run reads every row", args.expect_version)
+        what = "every file" if current.reader == ReaderKind.FILES else "every row"
+        change = Change(table_key, None, f"reset: the next run reads {what}", args.expect_version)
     elif args.verb == "set":
         value = check_cursor_value(current, args.cursor, "--cursor")
         source_position_check(current, value, args.table)

@@ -66,6 +66,9 @@ def apply_change(
                 ),
                 (change.cursor_value, change.table_key, before.version),
             )
+            if before.reader == "files" and change.cursor_value is None and state.has(conn, "file_checkpoint"):
+                # A file source's checkpoint goes with its state: every file is new to the next run.
+                conn.execute(state.sql("delete from {file_checkpoint} where table_key = %s"), (change.table_key,))
             after = entry(conn, state, change.table_key)
             assert after is not None
             _audit(conn, state, before, after, change.reason)
