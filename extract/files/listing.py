@@ -75,3 +75,8 @@ def sha256(jvm: Any, conf: Any, files: list[ListedFile], threads: int) -> dict[s
     paths = [f.path for f in files]
     digests = _helper(jvm).sha256("\0".join(paths), conf, threads).split("\0")
     return dict(zip(paths, digests, strict=True))
+
+
+def first_lines(jvm: Any, conf: Any, paths: list[str], encoding: str) -> list[str]:
+    """Each file's first line (a CSV file's header), read alone."""
+    return str(_helper(jvm).firstLines("\0".join(paths), conf, encoding)).split("\0")

@@ -3,6 +3,7 @@ is new, changed or gone, land what changed through the run lifecycle (extract/fi
 
 from __future__ import annotations
 
+import csv
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -11,7 +12,7 @@ import psycopg
 from extract.config.file_sources import FileSource
 from extract.core.observer import Note, Observer, silent
 from extract.files.checkpoint import FileChanges, candidates, changes, committed_files
-from extract.files.listing import list_location, settled, sha256
+from extract.files.listing import first_lines, list_location, settled, sha256
 from extract.files.reader import FileSourceReader
 from extract.files.reading import file_fields
 from extract.lifecycle.context import RunContext
@@ -53,14 +54,29 @@ def find_changes(context: RunContext, source: FileSource, observer: Observer = s
     return result
 
 
+def _headers_known(context: RunContext, source: FileSource, paths: list[str], names: set[str]) -> bool:
+    """Whether every CSV file's header names columns the replica has: then nothing new is in them, and
+    their types are the replica's, without reading them to guess any."""
+    if source.format != "csv" or not source.csv.header or not paths:
+        return False
+    jvm, conf = _filesystem(context, source)
+    options = source.csv
+    for line in first_lines(jvm, conf, paths, options.encoding):
+        header = next(csv.reader([line.lstrip("\ufeff")], delimiter=options.delimiter, quotechar=options.quote), [])
+        if not header or any(name.lower() not in names for name in header):
+            return False
+    return True
+
+
 def stream_plan(context: RunContext, source: FileSource, found: FileChanges, type_map: TypeMap) -> TablePlan:
     """The run's plan: the replica's columns as they are, then the columns new in the files it lands."""
     names = stream_names(source)
     with psycopg.connect(context.settings.target.libpq_url) as conn:
         existing = [(name, spark_type_of(kind)) for name, kind in replica_columns(conn, names)]
     landing = [f.path for f, _ in found.land]
-    inferred = file_fields(context.spark, source, landing) if landing else []
     known = {name.lower() for name, _ in existing}
+    guess = landing and not (existing and _headers_known(context, source, landing, known))
+    inferred = file_fields(context.spark, source, landing) if guess else []
     fields = existing + [(name, kind) for name, kind in inferred if name.lower() not in known]
     return file_plan(source, fields, type_map, context.settings.state_schema)
 

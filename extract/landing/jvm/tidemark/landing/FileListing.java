@@ -1,8 +1,11 @@
 package tidemark.landing;
 
+import java.io.BufferedReader;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.Charset;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -17,6 +20,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.io.compress.CompressionCodec;
+import org.apache.hadoop.io.compress.CompressionCodecFactory;
 
 /**
  * A file source's listing and digests through Hadoop's filesystem API (a local path, or any URL whose
@@ -85,6 +90,26 @@ public final class FileListing {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * The first line of each file (paths NUL-separated), decompressed as its extension says and decoded
+     * with `encoding`: a CSV file's header, read without reading the file.
+     */
+    public static String firstLines(String joinedPaths, Configuration conf, String encoding) throws IOException {
+        CompressionCodecFactory codecs = new CompressionCodecFactory(conf);
+        List<String> lines = new ArrayList<>();
+        for (String name : joinedPaths.split(SEPARATOR)) {
+            Path path = new Path(name);
+            CompressionCodec codec = codecs.getCodec(path);
+            InputStream raw = path.getFileSystem(conf).open(path);
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(
+                    codec == null ? raw : codec.createInputStream(raw), Charset.forName(encoding)))) {
+                String line = in.readLine();
+                lines.add(line == null ? "" : line);
+            }
+        }
+        return String.join(SEPARATOR, lines);
     }
 
     private static String digest(Path path, Configuration conf) throws IOException, NoSuchAlgorithmException {
