@@ -37,7 +37,7 @@ def _duration(seconds: float) -> str:
 
 def _of_files(run: Any) -> bool:
     """Whether the run reads a file source (extract/files): its partitions are files."""
-    return bool(run.cursor_column == FILE_CURSOR_FIELD)
+    return getattr(run, "cursor_column", None) == FILE_CURSOR_FIELD  # a snapshot's run has no cursor
 
 
 def _parts(run: Any) -> str:

@@ -42,6 +42,8 @@ class FileSource:
     enabled: bool = True
     on_file_removed: str = "keep"
     csv: CsvOptions = field(default_factory=CsvOptions)
+    #: The location as the seed writes it (a local path there may be relative to the project).
+    written_location: str = ""
 
     @property
     def key(self) -> str:
@@ -72,6 +74,7 @@ def read_file_sources(seeds_dir: Path) -> list[FileSource]:
             enabled=_flag(path, number, "enabled", row.get("enabled", ""), True),
             on_file_removed=_choice(path, number, "on_file_removed", row.get("on_file_removed", ""), ON_FILE_REMOVED),
             csv=_csv_options(path, number, row),
+            written_location=row["location"],
         )
         if any(other.schema_and_table == source.schema_and_table for other in sources):
             raise TidemarkError(f"{where}: the replica {source.replica} is listed twice")

@@ -73,7 +73,7 @@ def file_plan(source: FileSource, fields: list[tuple[str, str]], type_map: TypeM
     """The plan of a run reading files of these (name, Spark type) fields."""
     names = stream_names(source)
     columns = [column_from_type_text(name, kind, True, i) for i, (name, kind) in enumerate(fields, start=1)]
-    mapped = type_map.map_table("spark", SourceTable(source.location, source.glob, tuple(columns), ()))
+    mapped = type_map.map_table("spark", SourceTable(source.key, "", tuple(columns), ()))
     for column in mapped:
         if column.target_name in (FILE_COLUMN, FILE_ROW_COLUMN):
             raise TidemarkError(f"{source.key}: the files have a column {column.source.name!r}, a name tidemark keeps")
@@ -84,7 +84,8 @@ def file_plan(source: FileSource, fields: list[tuple[str, str]], type_map: TypeM
     if missing:
         raise TidemarkError(f"{source.key}: primary_key names {', '.join(missing)}, which the files do not have")
     config = SyncTable(names.schema, names.table, primary_key=key_of(source), enabled=source.enabled, reader="files")
-    table = SourceTable(source.location, source.glob, tuple(c.source for c in mapped), key_of(source), False)
+    where = source.written_location or source.location
+    table = SourceTable(where, source.glob, tuple(c.source for c in mapped), key_of(source), False)
     return TablePlan(config, table, mapped, None, names, state)
 
 
@@ -97,7 +98,7 @@ def generation_plan(source: FileSource, state: StateSchema) -> TablePlan:
     are the files', known when a run reads them; its history compares them all)."""
     names = stream_names(source)
     config = SyncTable(names.schema, names.table, primary_key=key_of(source), enabled=source.enabled, reader="files")
-    table = SourceTable(source.location, source.glob, (), key_of(source), key_enforced=False)
+    table = SourceTable(source.written_location or source.location, source.glob, (), key_of(source), False)
     return TablePlan(config, table, [], None, names, state)
 
 

@@ -43,6 +43,13 @@ class TablePlan:
         return hashlib.sha256(json.dumps(shape, default=str).encode()).hexdigest()
 
     @property
+    def origin(self) -> str:
+        """Where the replica's rows come from, as its docs say it: the source table, or a file source's files."""
+        if self.config.reader == "files":
+            return f"the files {self.table.name} in {self.table.schema}"
+        return self.table.qualified
+
+    @property
     def key_columns(self) -> list[str]:
         """The key's replica column names."""
         return [name.lower() for name in self.table.primary_key]

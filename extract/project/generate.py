@@ -155,9 +155,7 @@ def sources_doc(plans: Sequence[TablePlan]) -> dict[str, Any]:
     by_schema: dict[str, list[dict[str, str]]] = {}
     for plan in plans:
         tables = by_schema.setdefault(plan.names.schema, [])
-        tables.append(
-            {"name": plan.names.staging_table, "description": dbt_text(f"Staged batches of {plan.table.qualified}")}
-        )
+        tables.append({"name": plan.names.staging_table, "description": dbt_text(f"Staged batches of {plan.origin}")})
         if plan.config.asof_history:
             tables.append(
                 {

@@ -78,11 +78,11 @@ def _column_doc(plan: TablePlan, index: int) -> dict[str, Any]:
 def model_doc(plan: TablePlan) -> dict[str, Any]:
     cursor = plan.cursor.name if plan.cursor else None
     how = f"incremental on {cursor}" if cursor else "full refresh every run (no cursor column)"
+    if plan.config.reader == "files":
+        how = "incremental by a checkpoint of every file"
     doc: dict[str, Any] = {
         "name": plan.names.model_name,
-        "description": dbt_text(
-            f"Replica of {plan.table.qualified}, {how}; key ({', '.join(plan.table.primary_key)})."
-        ),
+        "description": dbt_text(f"Replica of {plan.origin}, {how}; key ({', '.join(plan.table.primary_key)})."),
         "config": {"schema": plan.names.schema, "alias": plan.names.table, "unique_key": texts(plan.key_columns)},
         "columns": [_column_doc(plan, i) for i in range(len(plan.columns))],
     }
@@ -118,7 +118,7 @@ def snapshot_doc(plan: TablePlan) -> dict[str, Any]:
     return {
         "name": plan.names.model_name + HISTORY_SUFFIX,
         "relation": f"ref({jinja_string(plan.names.model_name)})",
-        "description": dbt_text(f"SCD type-2 history of {plan.table.qualified}"),
+        "description": dbt_text(f"SCD type-2 history of {plan.origin}"),
         "config": {
             "schema": plan.names.schema,
             "alias": plan.names.table + HISTORY_SUFFIX,
