@@ -73,7 +73,7 @@ def file_plan(source: FileSource, fields: list[tuple[str, str]], type_map: TypeM
     """The plan of a run reading files of these (name, Spark type) fields."""
     names = stream_names(source)
     columns = [column_from_type_text(name, kind, True, i) for i, (name, kind) in enumerate(fields, start=1)]
-    mapped = type_map.map_table("spark", SourceTable(source.key, "", tuple(columns), ()))
+    mapped = type_map.map_table("spark", SourceTable(*source.schema_and_table, tuple(columns), ()))
     for column in mapped:
         if column.target_name in (FILE_COLUMN, FILE_ROW_COLUMN):
             raise TidemarkError(f"{source.key}: the files have a column {column.source.name!r}, a name tidemark keeps")
