@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from extract.config.seeds import FILE_SOURCES, _choice, _columns, _flag, fold_name, read_csv
+from extract.config.seeds import FILE_SOURCES, fold_name, read_csv, seed_choice, seed_columns, seed_flag
 from extract.core.errors import TidemarkError
 
 #: The formats a file source reads; compression (gzip, bzip2, ...) follows from the file's extension.
@@ -69,10 +69,12 @@ def read_file_sources(seeds_dir: Path) -> list[FileSource]:
             replica=_replica(where, row["replica"]),
             location=_location(seeds_dir, row["location"]),
             glob=row.get("glob") or "*",
-            format=_choice(path, number, "format", row["format"].lower(), FORMATS),
-            primary_key=_columns(path, number, "primary_key", row.get("primary_key", "")),
-            enabled=_flag(path, number, "enabled", row.get("enabled", ""), True),
-            on_file_removed=_choice(path, number, "on_file_removed", row.get("on_file_removed", ""), ON_FILE_REMOVED),
+            format=seed_choice(path, number, "format", row["format"].lower(), FORMATS),
+            primary_key=seed_columns(path, number, "primary_key", row.get("primary_key", "")),
+            enabled=seed_flag(path, number, "enabled", row.get("enabled", ""), True),
+            on_file_removed=seed_choice(
+                path, number, "on_file_removed", row.get("on_file_removed", ""), ON_FILE_REMOVED
+            ),
             csv=_csv_options(path, number, row),
             written_location=row["location"],
         )
@@ -111,4 +113,4 @@ def _csv_options(path: Path, number: int, row: dict[str, str]) -> CsvOptions:
         codecs.lookup(encoding)
     except LookupError:
         raise TidemarkError(f"{where}: unknown encoding {encoding!r}") from None
-    return CsvOptions(_flag(path, number, "header", row.get("header", ""), True), delimiter, quote, encoding)
+    return CsvOptions(seed_flag(path, number, "header", row.get("header", ""), True), delimiter, quote, encoding)

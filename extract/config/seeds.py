@@ -104,7 +104,7 @@ def _check_header(path: Path, header: list[str], required: set[str], optional: s
         raise TidemarkError(f"{path}: unknown column(s) {', '.join(sorted(unknown))}; known columns: {known}")
 
 
-def _flag(path: Path, number: int, column: str, value: str, default: bool) -> bool:
+def seed_flag(path: Path, number: int, column: str, value: str, default: bool) -> bool:
     lowered = value.lower()
     if lowered == "":
         return default
@@ -136,21 +136,21 @@ def read_sync_tables(seeds_dir: Path) -> list[SyncTable]:
     tables = []
     seen: set[tuple[str, str]] = set()
     for number, row in rows:
-        key = _columns(path, number, "primary_key", row.get("primary_key", ""))
+        key = seed_columns(path, number, "primary_key", row.get("primary_key", ""))
         unique_text = row.get("unique_keys", "")
         unique_parts = unique_text.split(";") if unique_text.strip() else []
-        unique = tuple(_columns(path, number, "unique_keys", part, required=True) for part in unique_parts)
+        unique = tuple(seed_columns(path, number, "unique_keys", part, required=True) for part in unique_parts)
         table = SyncTable(
             source_schema=row["source_schema"],
             source_table=row["source_table"],
             cursor_column=row.get("cursor_column") or None,
             primary_key=key,
-            enabled=_flag(path, number, "enabled", row.get("enabled", ""), True),
-            asof_history=_flag(path, number, "asof_history", row.get("asof_history", ""), False),
+            enabled=seed_flag(path, number, "enabled", row.get("enabled", ""), True),
+            asof_history=seed_flag(path, number, "asof_history", row.get("asof_history", ""), False),
             record_id=row.get("record_id") or None,
             unique_keys=unique,
-            on_schema_change=_choice(path, number, "on_schema_change", row.get("on_schema_change", ""), POLICIES),
-            reader=_choice(path, number, "reader", row.get("reader", ""), READERS),
+            on_schema_change=seed_choice(path, number, "on_schema_change", row.get("on_schema_change", ""), POLICIES),
+            reader=seed_choice(path, number, "reader", row.get("reader", ""), READERS),
             max_delete_share=_guard_share(path, number, row),
             max_delete_rows=_guard_rows(path, number, row),
         )
@@ -175,7 +175,7 @@ def _guard_rows(path: Path, number: int, row: dict[str, str]) -> int | None:
     return ROWS(text, f"{path} line {number}: max_delete_rows") if text else None
 
 
-def _choice(path: Path, number: int, column: str, value: str, choices: tuple[str, ...]) -> str:
+def seed_choice(path: Path, number: int, column: str, value: str, choices: tuple[str, ...]) -> str:
     """One of `choices` (the first when blank)."""
     if not value:
         return choices[0]
@@ -184,7 +184,7 @@ def _choice(path: Path, number: int, column: str, value: str, choices: tuple[str
     return value
 
 
-def _columns(path: Path, number: int, column: str, text: str, required: bool = False) -> tuple[str, ...]:
+def seed_columns(path: Path, number: int, column: str, text: str, required: bool = False) -> tuple[str, ...]:
     """The column names of one key, joined by '|' (none when the text is blank and may be)."""
     if not text.strip():
         if required:
