@@ -245,3 +245,25 @@ def test_a_reset_state_reads_every_file_again_and_a_cursor_is_refused(drops: Pro
     assert "2 file(s) to land" in said
     assert drops.scalar("select rows_unchanged from _migration.merge_log order by merge_id desc limit 1") == 2
     assert drops.scalar("select count(*) from _migration.file_checkpoint") == 2
+
+
+@pytest.mark.parametrize(
+    ("row", "named"),
+    [
+        ("files.orders,drops/orders,*.csv,xlsx,id,", "format must be one of csv, parquet, json, not 'xlsx'"),
+        ("orders,drops/orders,*.csv,csv,id,", "replica 'orders' must name a schema and a table"),
+        ("files.orders,drops/orders,*.csv,csv,id,sometimes", "on_file_removed must be one of keep, delete"),
+    ],
+)
+def test_a_bad_file_source_row_is_refused_with_what_is_wrong(drops: Project, row: str, named: str) -> None:
+    (drops.root / "seeds" / "file_sources.csv").write_text(SOURCES.splitlines()[0] + "\n" + row + "\n")
+    done = drops.cli("--all")
+    assert done.returncode == 2 and named in done.stderr, done.stderr
+    assert drops.scalar("select to_regclass('_migration.run_log')") is None  # nothing written
+
+
+def test_a_location_that_does_not_exist_is_named(drops: Project) -> None:
+    (drops.root / "seeds" / "file_sources.csv").write_text(SOURCES.replace("drops/orders", "drops/nowhere"))
+    done = drops.cli("--table", "files.orders")
+    assert done.returncode != 0
+    assert "drops/nowhere does not exist" in done.stderr, done.stderr

@@ -4,15 +4,14 @@ local folder does), less the files still being written."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from py4j.protocol import Py4JJavaError
-
 from extract.config.file_sources import FileSource
 from extract.core.errors import TidemarkError
-from extract.landing.java_errors import java_error_line
+from extract.source.jdbc import java_message
 
 #: Name endings and beginnings of files that writers (hdfs put, Spark, rsync, editors) are still writing
 #: or that are not data: such a file is left alone until it has its final name.
@@ -48,12 +47,20 @@ def _helper(jvm: Any) -> Any:
     return jvm.tidemark.landing.FileListing
 
 
+def _call(read: Callable[[], Any]) -> str:
+    """What a call into the JVM returned, or a file error said in one line (a file gone, unreadable)."""
+    try:
+        return str(read())
+    except Exception as exc:  # py4j wraps every Java exception
+        raise TidemarkError(f"reading a file failed: {java_message(exc)}") from None
+
+
 def list_location(jvm: Any, conf: Any, source: FileSource) -> list[ListedFile]:
     """The files the source's glob matches, temporary names left out, in path order."""
     try:
         listed = _fields(_helper(jvm).list(source.location, source.glob, conf))
-    except Py4JJavaError as exc:
-        raise TidemarkError(f"{source.key}: listing {source.location} failed: {java_error_line(exc)}") from None
+    except Exception as exc:  # py4j wraps every Java exception
+        raise TidemarkError(f"{source.key}: listing {source.location} failed: {java_message(exc)}") from None
     return sorted((f for f in listed if not is_temporary(f.name)), key=lambda f: f.path)
 
 
@@ -63,7 +70,7 @@ def settled(jvm: Any, conf: Any, files: list[ListedFile], wait: timedelta) -> tu
     if not files or wait <= timedelta(0):
         return files, []
     time.sleep(wait.total_seconds())
-    now = {f.path: f for f in _fields(_helper(jvm).stat("\0".join(f.path for f in files), conf))}
+    now = {f.path: f for f in _fields(_call(lambda: _helper(jvm).stat("\0".join(f.path for f in files), conf)))}
     still = [f for f in files if now.get(f.path) == f]
     return still, [f for f in files if now.get(f.path) != f]
 
@@ -73,10 +80,10 @@ def sha256(jvm: Any, conf: Any, files: list[ListedFile], threads: int) -> dict[s
     if not files:
         return {}
     paths = [f.path for f in files]
-    digests = _helper(jvm).sha256("\0".join(paths), conf, threads).split("\0")
+    digests = _call(lambda: _helper(jvm).sha256("\0".join(paths), conf, threads)).split("\0")
     return dict(zip(paths, digests, strict=True))
 
 
 def first_lines(jvm: Any, conf: Any, paths: list[str], encoding: str) -> list[str]:
     """Each file's first line (a CSV file's header), read alone."""
-    return str(_helper(jvm).firstLines("\0".join(paths), conf, encoding)).split("\0")
+    return _call(lambda: _helper(jvm).firstLines("\0".join(paths), conf, encoding)).split("\0")

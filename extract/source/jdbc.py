@@ -30,7 +30,7 @@ class JdbcConnection:
             jvm.java.lang.Class.forName(url.driver_class)
             self._conn = jvm.java.sql.DriverManager.getConnection(url.jdbc_url, props)
         except Exception as exc:  # py4j wraps every Java exception
-            raise SourceError(f"cannot connect to {url.display}: {_java_message(exc)}") from None
+            raise SourceError(f"cannot connect to {url.display}: {java_message(exc)}") from None
 
     def query(self, sql: str, params: Sequence[str] = (), max_rows: int = 0) -> list[tuple[str | None, ...]]:
         """The rows of `sql` (its ? parameters bound to `params`); with `max_rows`, the server stops there.
@@ -38,7 +38,7 @@ class JdbcConnection:
         try:
             encoded = bytes(self._jvm.tidemark.landing.QueryRows.read(self._conn, sql, encode_values(params), max_rows))
         except Exception as exc:
-            raise SourceError(f"query on {self._url.display} failed: {_java_message(exc)}") from None
+            raise SourceError(f"query on {self._url.display} failed: {java_message(exc)}") from None
         return decode_rows(encoded)
 
     def close(self) -> None:
@@ -51,7 +51,7 @@ class JdbcConnection:
         self.close()
 
 
-def _java_message(exc: BaseException) -> str:
+def java_message(exc: BaseException) -> str:
     # pyspark's handler of Java errors, once Spark has run in this process, fails on a JVM that is not
     # Spark's (the source's JVM) with an AssertionError raised while handling the Java error: its context.
     while isinstance(exc, AssertionError) and exc.__context__ is not None:
