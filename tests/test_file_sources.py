@@ -267,3 +267,13 @@ def test_a_location_that_does_not_exist_is_named(drops: Project) -> None:
     done = drops.cli("--table", "files.orders")
     assert done.returncode != 0
     assert "drops/nowhere does not exist" in done.stderr, done.stderr
+
+
+def test_a_key_in_two_files_keeps_the_newest_and_a_file_with_an_empty_key_fails_alone(drops: Project) -> None:
+    older = write(drops, "orders/b.csv", ["1,from-b,10", "2,from-b,20"])
+    write(drops, "orders/a.csv", ["1,from-a,11"], mtime=older.stat().st_mtime + 60)  # newer, first by name
+    write(drops, "orders/c.csv", ["3,cid,30", ",nokey,40"])
+    done = drops.cli("--table", "files.orders", "--dbt", "build")
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "c.csv: 1 row(s) without their key (id empty)" in done.stderr
+    assert [r[:2] for r in rows(drops, "orders", "id")] == [(1, "from-a"), (2, "from-b")]

@@ -16,6 +16,7 @@ from extract.config.file_sources import FileSource
 from extract.core.observer import Note, Observer
 from extract.core.sql_contract import FILE_CURSOR_FIELD
 from extract.evolution.follow import prepare_tables
+from extract.files.batch_checks import files_without_key, keep_newest_rows
 from extract.files.checkpoint import FileChanges, count_landed_rows, record_run_files, run_files
 from extract.files.diagnosis import where_in_csv
 from extract.files.landing import FileFailure, PendingFile, land_files
@@ -92,6 +93,10 @@ class FileSourceReader(RunLogReader):
                 self.failures = self._land(pending, target, checkpoint)
 
         run.land(partitions, landed, land)
+        if self.source.primary_key:
+            unkeyed = files_without_key(run.conn, self.plan, record.run_id)
+            self.failures += [FileFailure(path, why, 0) for path, why in unkeyed.items()]
+            keep_newest_rows(run.conn, self.plan, self.state, record.run_id)
         self._record_failures(run.conn, record)
         count_landed_rows(run.conn, self.state, self.plan.names, record.run_id)
         file_tombstones(run.conn, self.plan, self.state, record.run_id, self.source.primary_key)
@@ -107,6 +112,7 @@ class FileSourceReader(RunLogReader):
         for failure in self.failures:
             where = where_in_csv(failure.path, self.source, self.plan.columns, failure.record)
             why = f"{where} ({failure.why})" if where else f"record {failure.record}: {failure.why}"
+            why = why if failure.record else failure.why
             conn.execute(
                 self.state.sql(
                     "update {file_log} set action = 'failed', error = %s"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
+from extract.core.quoting import ParameterSafeIdentifier
 from extract.core.sql_contract import FILE_COLUMN, FILE_ROW_COLUMN, RUN_ID_COLUMN
 from extract.core.state_schema import StateSchema
 from extract.planning.table_plan import TablePlan
@@ -68,6 +69,6 @@ def file_tombstones(
             (names.table_key, run_id),
         ).fetchall()
         if removed:
-            keys = sql.SQL(", ").join(sql.Identifier(k) for k in plan.key_columns)
+            keys = sql.SQL(", ").join(ParameterSafeIdentifier(k) for k in plan.key_columns)
             parameters["paths"] = [row[0] for row in removed]
             conn.execute(state.sql(_GONE_KEYS, keys=keys, **relations), parameters)
