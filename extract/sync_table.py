@@ -23,18 +23,7 @@ def sync_table(context: RunContext, plan: TablePlan, observer: Observer = silent
         if context.settings.on_expired_version == "fail":
             raise
         return _recover(context, plan, observer, expired)
-    return RunResult(
-        table=plan.config.key,
-        target=plan.names.table_key,
-        run_id=record.run_id,
-        migration_type=record.migration_type,
-        rows_landed=record.rows_landed or 0,
-        watermark_used=record.watermark_used,
-        watermark_candidate=record.watermark_candidate or "",
-        schema_changes=reader.schema_changes,
-        input_state=record.input_state,
-        output_state=record.output_state,
-    )
+    return RunResult.of(plan.config.key, record, reader.schema_changes)
 
 
 def _recover(context: RunContext, plan: TablePlan, observer: Observer, expired: ExpiredPosition) -> RunResult:

@@ -97,16 +97,4 @@ def sync_files(
     plan = stream_plan(context, source, found, type_map)
     reader = FileSourceReader(context, plan, observer, source, found)
     record = run_stream(context, reader, observer)
-    return RunResult(
-        table=source.key,
-        target=plan.names.table_key,
-        run_id=record.run_id,
-        migration_type=record.migration_type,
-        rows_landed=record.rows_landed or 0,
-        watermark_used=record.watermark_used,
-        watermark_candidate=record.watermark_candidate or "",
-        schema_changes=reader.schema_changes,
-        input_state=record.input_state,
-        output_state=record.output_state,
-        failed_files=reader.failed_files,
-    )
+    return RunResult.of(source.key, record, reader.schema_changes, reader.failed_files)
