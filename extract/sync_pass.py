@@ -56,6 +56,7 @@ class SyncPass:
         self._reconciled_at: float | None = None
         self._catalog_reads = 0
         self._catalog: dict[str, object] = {}
+        self._file_keys: set[str] = set()
 
     def _tables(self, planner: Planner, names: list[str] | None, files: list[FileSource]) -> list[SyncTable]:
         if names == [] or (names is None and files and not planner.enabled_tables()):
@@ -89,6 +90,7 @@ class SyncPass:
             file_sources = [] if request.as_of else read_file_sources(self.settings.seeds_dir)
             files, table_names = split_names(file_sources, request.table_names)
             tables = self._tables(planner, table_names, files)
+            self._file_keys = {source.key for source in files}
             observer = ConsoleObserver(quiet=request.quiet or request.json)
             self._read_catalog(planner, observer)
             workers = self.settings.max_parallel_transfers
@@ -176,7 +178,8 @@ class SyncPass:
         """After the merge, reconcile the tables that landed or had nothing to read; `--dbt`'s dbt applies
         the repairs."""
         request = self.request
-        names = synced.report.landed + synced.report.unchanged
+        # A file source has no table to compare its replica with: its checkpoint of every file is its check.
+        names = [n for n in synced.report.landed + synced.report.unchanged if n not in self._file_keys]
         if not names or synced.exit_code == EXIT_DBT_FAILED:
             return synced
         self._reconciled_at = time.monotonic()
