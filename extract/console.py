@@ -152,8 +152,9 @@ class ConsoleObserver:
         left = max(0, (run.rows_planned or 0) - landed)
         eta = f", ETA {_duration(left / rate)}" if rate > 0 and left else ""
         of_rows = "" if run.rows_planned is None else f" of {run.rows_planned:,}"
+        parts = "file(s)" if _of_files(run) else "partitions"
         self._say(
-            f"{table}: {run.partitions_landed}/{run.partitions_planned} {_parts(run)} landed, "
+            f"{table}: {run.partitions_landed}/{run.partitions_planned} {parts} landed, "
             f"{landed:,}{of_rows} rows ({rate:,.0f} rows/s{eta})"
         )
 
