@@ -19,7 +19,8 @@ from tests.conftest import REPO, Project
 from tests.replica_check import assert_replicas_equal
 
 ROWS = 30_000
-PARTITION_ROWS = 500  # 60 partitions: landing takes a few seconds on two cores, time enough to be killed
+PARTITION_ROWS = 250  # 120 partitions: landing takes seconds on two cores, time enough to be killed twice
+CHANGED_PARTITION_ROWS = 50
 PROGRESS = re.compile(r"(\d+)/(\d+) partitions landed")
 
 
@@ -132,7 +133,8 @@ def test_kill_nine_during_a_sync_of_recorded_changes(big: Project, reader: str) 
         conn.execute("""update dbo."Big" set "Payload" = 'changed' where "Id" % 4 = 0""")  # 7,500 rows
         conn.execute("""delete from dbo."Big" where "Id" % 50 = 5""")
         conn.execute("""insert into dbo."Big" select i, 'new', null from generate_series(40001, 40100) as i""")
-    big.env["PARTITION_ROWS"] = str(PARTITION_ROWS)
+    # About 150 partitions of the 7,700 rows changed: their landing lasts past the first report.
+    big.env["PARTITION_ROWS"] = str(CHANGED_PARTITION_ROWS)
     # CDC's change rows land faster than Change Tracking's join: killed at its first report, mid-landing.
     assert not _extract_killed_after(big, 1, 0.0 if reader == "cdc" else 0.2)
     killed = big.scalar("select max(run_id) from _migration.run_log")
