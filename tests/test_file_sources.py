@@ -277,3 +277,21 @@ def test_a_key_in_two_files_keeps_the_newest_and_a_file_with_an_empty_key_fails_
     assert done.returncode == 1, done.stderr[-2000:]
     assert "c.csv: 1 row(s) without their key (id empty)" in done.stderr
     assert [r[:2] for r in rows(drops, "orders", "id")] == [(1, "from-a"), (2, "from-b")]
+
+
+def test_declared_columns_keep_what_a_guess_would_lose(drops: Project) -> None:
+    (drops.root / "seeds" / "file_sources.csv").write_text(
+        "replica,location,glob,format,primary_key,columns\n"
+        'files.orders,drops/orders,*.csv,csv,id,"id bigint|customer string|amount decimal(10, 2)"\n'
+    )
+    drops.generate()
+    write(drops, "orders/a.csv", ["1,00042,10.50", "2,00007,3"])
+    sync(drops, "files.orders")
+    with drops.target() as conn:
+        found = conn.execute("select customer, amount::text from files.orders order by id").fetchall()
+        kind = conn.execute(
+            "select format_type(atttypid, atttypmod) from pg_attribute where attname = 'amount'"
+            " and attrelid = 'files.orders'::regclass"
+        ).fetchone()
+    assert found == [("00042", "10.50"), ("00007", "3.00")]  # a guess reads 00042 as the number 42
+    assert kind == ("numeric(10,2)",)

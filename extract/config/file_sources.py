@@ -44,6 +44,8 @@ class FileSource:
     csv: CsvOptions = field(default_factory=CsvOptions)
     #: The location as the seed writes it (a local path there may be relative to the project).
     written_location: str = ""
+    #: Declared (name, Spark type) columns of CSV or JSON files, instead of types guessed from them.
+    columns: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> str:
@@ -60,7 +62,17 @@ def read_file_sources(seeds_dir: Path) -> list[FileSource]:
     path = seeds_dir / FILE_SOURCES
     if not path.exists():
         return []
-    optional = {"glob", "primary_key", "enabled", "on_file_removed", "header", "delimiter", "quote", "encoding"}
+    optional = {
+        "glob",
+        "primary_key",
+        "columns",
+        "enabled",
+        "on_file_removed",
+        "header",
+        "delimiter",
+        "quote",
+        "encoding",
+    }
     rows = read_csv(path, {"replica", "location", "format"}, optional, exact=_EXACT)
     sources: list[FileSource] = []
     for number, row in rows:
@@ -77,6 +89,7 @@ def read_file_sources(seeds_dir: Path) -> list[FileSource]:
             ),
             csv=_csv_options(path, number, row),
             written_location=row["location"],
+            columns=_declared_columns(where, row.get("columns", "")),
         )
         if any(other.schema_and_table == source.schema_and_table for other in sources):
             raise TidemarkError(f"{where}: the replica {source.replica} is listed twice")
@@ -89,6 +102,24 @@ def _replica(where: str, text: str) -> str:
     if not dot or not schema.strip() or not table.strip():
         raise TidemarkError(f"{where}: replica {text!r} must name a schema and a table, as schema.table")
     return text
+
+
+def _declared_columns(where: str, text: str) -> tuple[tuple[str, str], ...]:
+    """`name type|name type|...` (Spark's type names: bigint, string, decimal(10,2), date, timestamp, ...);
+    the type map says whether it knows each type, when a run plans the replica."""
+    if not text.strip():
+        return ()
+    declared = []
+    for part in text.split("|"):
+        name, _, kind = part.strip().partition(" ")
+        if not name or not kind.strip():
+            raise TidemarkError(f"{where}: columns {text!r}: each column is a name, a space and a type, not {part!r}")
+        declared.append((name, kind.strip().lower().replace(" ", "")))
+    names = [name.lower() for name, _ in declared]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise TidemarkError(f"{where}: columns {text!r} names the column {repeated[0]!r} twice")
+    return tuple(declared)
 
 
 def _location(seeds_dir: Path, text: str) -> str:

@@ -75,8 +75,8 @@ def stream_plan(context: RunContext, source: FileSource, found: FileChanges, typ
         existing = [(name, spark_type_of(kind)) for name, kind in replica_columns(conn, names)]
     landing = [f.path for f, _ in found.land]
     known = {name.lower() for name, _ in existing}
-    guess = landing and not (existing and _headers_known(context, source, landing, known))
-    inferred = file_fields(context.spark, source, landing) if guess else []
+    guess = landing and not source.columns and not (existing and _headers_known(context, source, landing, known))
+    inferred = list(source.columns) or (file_fields(context.spark, source, landing) if guess else [])
     fields = existing + [(name, kind) for name, kind in inferred if name.lower() not in known]
     return file_plan(source, fields, type_map, context.settings.state_schema)
 
