@@ -29,7 +29,7 @@ class FileFailure:
     path: str
     #: Why, as Spark said it.
     why: str
-    #: The record Spark could not read (from 1).
+    #: The record Spark could not read (from 1); 0 for a file refused whole (a row without its key).
     record: int
 
 
