@@ -295,3 +295,10 @@ def test_declared_columns_keep_what_a_guess_would_lose(drops: Project) -> None:
         ).fetchone()
     assert found == [("00042", "10.50"), ("00007", "3.00")]  # a guess reads 00042 as the number 42
     assert kind == ("numeric(10,2)",)
+
+
+def test_quoted_values_with_line_breaks_delimiters_and_quotes(drops: Project) -> None:
+    path = drops.root / "drops" / "orders" / "a.csv"
+    path.write_text('id,customer,amount\n1,"Smith, John\nsecond line",10\n2,"say ""hi""",20\n')
+    sync(drops, "files.orders")
+    assert [r[:2] for r in rows(drops, "orders", "id")] == [(1, "Smith, John\nsecond line"), (2, 'say "hi"')]

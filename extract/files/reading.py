@@ -41,6 +41,8 @@ def _reader(spark: SparkSession, source: FileSource) -> DataFrameReader:
             .option("escape", csv.quote)  # RFC 4180: a quote inside a quoted value is doubled
             .option("encoding", csv.encoding)
             .option("enforceSchema", "false")  # a header that is not the columns fails its file
+            # A quoted value may hold a line break; a file is read by one task anyway, never split.
+            .option("multiLine", "true")
         )
     return reader
 
