@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from extract.config.file_sources import FileSource
-from extract.core.errors import TidemarkError
 from extract.core.observer import Note, Observer
 from extract.files.checkpoint import FileChanges
 from extract.files.sync import find_changes, sync_files
@@ -20,7 +19,7 @@ def file_job(planner: Planner, source: FileSource, observer: Observer) -> tuple[
     config = generation_plan(source, context.settings.state_schema).config
     try:
         found: FileChanges | None = find_changes(context, source, observer)
-    except TidemarkError:
+    except Exception:  # the source's alone: the job meets it again, and the pass reports it as the source's
         found = None
     if found is not None and not found.anything:
         observer(Note(source.key, "no file new, changed or gone since the checkpoint: nothing to read"))

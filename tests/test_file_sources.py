@@ -302,3 +302,18 @@ def test_quoted_values_with_line_breaks_delimiters_and_quotes(drops: Project) ->
     path.write_text('id,customer,amount\n1,"Smith, John\nsecond line",10\n2,"say ""hi""",20\n')
     sync(drops, "files.orders")
     assert [r[:2] for r in rows(drops, "orders", "id")] == [(1, "Smith, John\nsecond line"), (2, 'say "hi"')]
+
+
+def test_json_fields_in_their_own_case_land_on_later_runs_too(drops: Project) -> None:
+    (drops.root / "seeds" / "file_sources.csv").write_text(
+        "replica,location,glob,format,primary_key\nfiles.logs,drops/logs,*.json,json,EventId\n"
+    )
+    drops.generate()
+    (drops.root / "drops" / "logs").mkdir()
+    (drops.root / "drops" / "logs" / "1.json").write_text('{"EventId": 1, "Level": "info"}\n')
+    sync(drops, "files.logs")
+    (drops.root / "drops" / "logs" / "2.json").write_text('{"EventId": 2, "Level": "warn"}\n')
+    sync(drops, "files.logs")
+    with drops.target() as conn:
+        found = conn.execute("select eventid, level from files.logs order by eventid").fetchall()
+    assert found == [(1, "info"), (2, "warn")]

@@ -8,6 +8,7 @@ it, their format, and optionally the key columns and the CSV options.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -19,6 +20,8 @@ from extract.core.errors import TidemarkError
 FORMATS = ("csv", "parquet", "json")
 #: What a file that disappeared from the location does to its rows, the default first.
 ON_FILE_REMOVED = ("keep", "delete")
+#: A Spark type's name, with its precision and scale for a decimal: the type map says whether it knows it.
+_TYPE_SHAPE = re.compile(r"[a-z_]+(\(\d+(,\d+)?\))?")
 #: Columns that hold names or text taken exactly as written.
 _EXACT = frozenset({"replica", "location", "glob", "primary_key", "delimiter", "quote"})
 
@@ -114,7 +117,13 @@ def _declared_columns(where: str, text: str) -> tuple[tuple[str, str], ...]:
         name, _, kind = part.strip().partition(" ")
         if not name or not kind.strip():
             raise TidemarkError(f"{where}: columns {text!r}: each column is a name, a space and a type, not {part!r}")
-        declared.append((name, kind.strip().lower().replace(" ", "")))
+        kind = kind.strip().lower().replace(" ", "")
+        if not _TYPE_SHAPE.fullmatch(kind):
+            raise TidemarkError(
+                f"{where}: columns: {kind!r} of column {name!r} is not a type name, such as bigint, string, "
+                "decimal(10,2), date or timestamp"
+            )
+        declared.append((name, kind))
     names = [name.lower() for name, _ in declared]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:

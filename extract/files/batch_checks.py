@@ -39,7 +39,7 @@ where s.ctid = older.at
 """
 
 
-def files_without_key(conn: psycopg.Connection, plan: TablePlan, run_id: int) -> dict[str, str]:
+def files_without_key(conn: psycopg.Connection, plan: TablePlan, state: StateSchema, run_id: int) -> dict[str, str]:
     """The files of the run with a row whose key is empty, and why; their rows leave staging."""
     names = plan.names
     keys = [ParameterSafeIdentifier(k) for k in plan.key_columns]
@@ -54,6 +54,13 @@ def files_without_key(conn: psycopg.Connection, plan: TablePlan, run_id: int) ->
         str(path): f"{count} row(s) without their key ({', '.join(plan.table.primary_key)} empty)"
         for path, count in rows
     }
+    for path, why in failed.items():  # with the delete, so that a resumed run cannot take the file as landed
+        conn.execute(
+            state.sql(
+                "update {file_log} set action = 'failed', error = %s where table_key = %s and run_id = %s and path = %s"
+            ),
+            (why, names.table_key, run_id, path),
+        )
     if failed:
         conn.execute(
             sql.SQL("delete from {staging} where {run} = %s and {file} = any(%s)").format(**parts),

@@ -12,7 +12,7 @@ from py4j.protocol import Py4JJavaError
 
 from extract.config.file_sources import FileSource
 from extract.core.sql_contract import FILE_COLUMN, FILE_ROW_COLUMN
-from extract.files.reading import file_rows, packed_size, whole_files
+from extract.files.reading import file_rows, packed_files, packed_size, whole_files
 from extract.landing.java_errors import LandingError, java_error_line
 from extract.landing.progress_watch import ProgressCallback, ProgressWatch, RunTarget
 from extract.landing.transfer import copy_statement
@@ -68,7 +68,8 @@ def land_files(
 
     if small:
         before = len(failures)
-        landed = land(small)
+        with packed_files(spark):
+            landed = land(small)
         if len(failures) > before:
             failed = {f.path for f in failures}
             whole += [f for f in small if f.number not in landed and f.path not in failed]

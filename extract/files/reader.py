@@ -80,21 +80,19 @@ class FileSourceReader(RunLogReader):
             run.plan([Partition(i, SEGMENT, None, (path,)) for i, (path, _) in enumerate(files)], None)
         partitions, landed = run.load_plan()
         sizes = dict(files)
-        pending = [
-            PendingFile(p.end[0], sizes[p.end[0]], p.number)
-            for p in partitions
-            if p.end is not None and p.number not in landed
-        ]
         settings = self.context.settings
         target = RunTarget(settings.target, settings.state_schema, record.run_id)
 
-        def land(partitions: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
-            if pending:
-                self.failures = self._land(pending, target, checkpoint)
+        def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
+            # The partitions not landed yet: after a transient failure, fewer than at first.
+            chosen = [PendingFile(p.end[0], sizes[p.end[0]], p.number) for p in pending if p.end is not None]
+            if chosen:
+                failed = [*self.failures, *self._land(chosen, target, checkpoint)]
+                self.failures = list({failure.path: failure for failure in failed}.values())
 
         run.land(partitions, landed, land)
         if self.source.primary_key:
-            unkeyed = files_without_key(run.conn, self.plan, record.run_id)
+            unkeyed = files_without_key(run.conn, self.plan, self.state, record.run_id)
             self.failures += [FileFailure(path, why, 0) for path, why in unkeyed.items()]
             keep_newest_rows(run.conn, self.plan, self.state, record.run_id)
         self._record_failures(run.conn, record)

@@ -19,7 +19,7 @@ from extract.source.typemap import MappedColumn
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, DataFrameReader, SparkSession
 
-#: How many of a run's files a CSV or JSON schema is guessed from, when the replica does not say it.
+#: How many of a run's CSV files their columns' types are guessed from, when the replica does not say them.
 INFER_FROM_FILES = 8
 _GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")
 _NESTED = ("struct<", "array<", "map<")
@@ -54,8 +54,10 @@ def file_fields(spark: SparkSession, source: FileSource, paths: list[str]) -> li
         reader = reader.option("mergeSchema", "true")
         chosen = paths
     else:
+        # A CSV file's header is checked against the columns: a column new past the first files fails its
+        # file. A JSON file's new field would be read as nothing: every file is read for its fields.
         reader = reader.option("inferSchema", "true")
-        chosen = paths[:INFER_FROM_FILES]
+        chosen = paths[:INFER_FROM_FILES] if source.format == "csv" else paths
     try:
         with _listed_on_the_driver(spark):
             schema = reader.load([glob_escaped(p) for p in chosen]).schema
@@ -136,11 +138,28 @@ def packed_size(spark: SparkSession) -> int:
     return int(spark.sparkContext._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(text))
 
 
+#: Spark skips a file it cannot read or finds gone when these are set: it would be checkpointed unread.
+_NO_SKIPPING = {"spark.sql.files.ignoreCorruptFiles": "false", "spark.sql.files.ignoreMissingFiles": "false"}
+
+
+@contextmanager
+def packed_files(spark: SparkSession) -> Iterator[None]:
+    """While a read of files no larger than `packed_size` is planned: none is split (the partition size is at
+    least the open cost, below which Spark splits no file), several share a task, none is skipped."""
+    size = spark.sparkContext._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(
+        spark.conf.get("spark.sql.files.maxPartitionBytes", "134217728") or "134217728"
+    )
+    largest = str(max(int(size), packed_size(spark)))
+    with _session_conf(spark, {**_NO_SKIPPING, "spark.sql.files.maxPartitionBytes": largest}):
+        yield
+
+
 @contextmanager
 def whole_files(spark: SparkSession, files: int) -> Iterator[None]:
-    """While a read is planned: every file is one Spark partition, never split nor packed with another.
-    Spark splits a file at its partition size and packs small ones up to it, each counted at least the
-    open cost: both as large as a sum of them can be without overflowing a long."""
+    """While a read is planned: every file is one Spark partition, never split nor packed with another, nor
+    skipped. Spark splits a file at its partition size and packs small ones up to it, each counted at least
+    the open cost: both as large as a sum of them can be without overflowing a long."""
     size = str((1 << 62) // (files + 2))
-    with _session_conf(spark, {"spark.sql.files.maxPartitionBytes": size, "spark.sql.files.openCostInBytes": size}):
+    values = {**_NO_SKIPPING, "spark.sql.files.maxPartitionBytes": size, "spark.sql.files.openCostInBytes": size}
+    with _session_conf(spark, values):
         yield

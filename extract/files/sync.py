@@ -49,8 +49,10 @@ def find_changes(context: RunContext, source: FileSource, observer: Observer = s
     for file in moving:
         observer(Note(source.key, f"{file.path} is still being written: it is read once it stops changing"))
     gone = found.gone if source.on_file_removed == "delete" else []
-    result = changes(still, sha256(jvm, conf, still, DIGEST_THREADS), kept, gone)
-    result.deferred = moving
+    digests = sha256(jvm, conf, still, DIGEST_THREADS)
+    vanished = [f for f in still if not digests[f.path]]  # removed while the others were hashed
+    result = changes([f for f in still if digests[f.path]], digests, kept, gone)
+    result.deferred = moving + vanished
     return result
 
 
@@ -75,9 +77,12 @@ def stream_plan(context: RunContext, source: FileSource, found: FileChanges, typ
         existing = [(name, spark_type_of(kind)) for name, kind in replica_columns(conn, names)]
     landing = [f.path for f, _ in found.land]
     known = {name.lower() for name, _ in existing}
-    guess = landing and not source.columns and not (existing and _headers_known(context, source, landing, known))
-    inferred = list(source.columns) or (file_fields(context.spark, source, landing) if guess else [])
-    fields = existing + [(name, kind) for name, kind in inferred if name.lower() not in known]
+    # JSON names its fields in every record, in their own case: the files say how a column is spelled.
+    guess = source.format == "json" or not (existing and _headers_known(context, source, landing, known))
+    inferred = list(source.columns) or (file_fields(context.spark, source, landing) if landing and guess else [])
+    spelled = {name.lower(): name for name, _ in inferred}
+    fields = [(spelled.get(name.lower(), name), kind) for name, kind in existing]
+    fields += [(name, kind) for name, kind in inferred if name.lower() not in known]
     return file_plan(source, fields, type_map, context.settings.state_schema)
 
 

@@ -69,7 +69,7 @@ public final class FileListing {
         return String.join(SEPARATOR, lines);
     }
 
-    /** The SHA-256 of each file's bytes (paths NUL-separated) in hex, `threads` files at a time. */
+    /** The SHA-256 of each file's bytes (paths NUL-separated) in hex ("" for a file gone), `threads` at a time. */
     public static String sha256(String joinedPaths, Configuration conf, int threads)
             throws IOException, InterruptedException {
         List<String> paths = List.of(joinedPaths.split(SEPARATOR));
@@ -119,6 +119,8 @@ public final class FileListing {
             for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
                 sha.update(buffer, 0, read);
             }
+        } catch (FileNotFoundException gone) {
+            return ""; // removed since it was listed: the next listing says what became of it
         }
         return HexFormat.of().formatHex(sha.digest());
     }
