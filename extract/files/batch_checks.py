@@ -10,6 +10,7 @@ from psycopg import sql
 from extract.core.quoting import ParameterSafeIdentifier
 from extract.core.sql_contract import FILE_COLUMN, RUN_ID_COLUMN
 from extract.core.state_schema import StateSchema
+from extract.files.checkpoint import mark_failed
 from extract.landing.staging import duplicate_key_sample
 from extract.planning.table_plan import TablePlan
 
@@ -55,12 +56,7 @@ def files_without_key(conn: psycopg.Connection, plan: TablePlan, state: StateSch
         for path, count in rows
     }
     for path, why in failed.items():  # with the delete, so that a resumed run cannot take the file as landed
-        conn.execute(
-            state.sql(
-                "update {file_log} set action = 'failed', error = %s where table_key = %s and run_id = %s and path = %s"
-            ),
-            (why, names.table_key, run_id, path),
-        )
+        mark_failed(conn, state, names.table_key, run_id, path, why)
     if failed:
         conn.execute(
             sql.SQL("delete from {staging} where {run} = %s and {file} = any(%s)").format(**parts),

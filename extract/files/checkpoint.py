@@ -45,8 +45,6 @@ class FileChanges:
     same: list[tuple[ListedFile, str]] = field(default_factory=list)
     #: Files gone whose rows go (on_file_removed=delete).
     remove: list[Checkpointed] = field(default_factory=list)
-    #: Files still being written: left for the next run.
-    deferred: list[ListedFile] = field(default_factory=list)
 
     @property
     def anything(self) -> bool:
@@ -168,3 +166,13 @@ def count_landed_rows(conn: psycopg.Connection, state: StateSchema, names: Targe
             ),
             {"table_key": names.table_key, "run_id": run_id},
         )
+
+
+def mark_failed(conn: psycopg.Connection, state: StateSchema, table_key: str, run_id: int, path: str, why: str) -> None:
+    """The run's file `path` could not land: it stays out of the checkpoint, and the next run reads it."""
+    conn.execute(
+        state.sql(
+            "update {file_log} set action = 'failed', error = %s where table_key = %s and run_id = %s and path = %s"
+        ),
+        (why, table_key, run_id, path),
+    )

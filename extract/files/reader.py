@@ -17,7 +17,7 @@ from extract.core.observer import Note, Observer
 from extract.core.sql_contract import FILE_CURSOR_FIELD
 from extract.evolution.follow import prepare_tables
 from extract.files.batch_checks import files_without_key, keep_newest_rows
-from extract.files.checkpoint import FileChanges, count_landed_rows, record_run_files, run_files
+from extract.files.checkpoint import FileChanges, count_landed_rows, mark_failed, record_run_files, run_files
 from extract.files.diagnosis import where_in_csv
 from extract.files.landing import FileFailure, PendingFile, land_files
 from extract.files.tombstones import file_tombstones
@@ -111,13 +111,7 @@ class FileSourceReader(RunLogReader):
             where = where_in_csv(failure.path, self.source, self.plan.columns, failure.record)
             why = f"{where} ({failure.why})" if where else f"record {failure.record}: {failure.why}"
             why = why if failure.record else failure.why
-            conn.execute(
-                self.state.sql(
-                    "update {file_log} set action = 'failed', error = %s"
-                    " where table_key = %s and run_id = %s and path = %s"
-                ),
-                (why, self.table_key, run_id, failure.path),
-            )
+            mark_failed(conn, self.state, self.table_key, run_id, failure.path, why)
             self.failed_files.append(f"{failure.path}: {why}")
             self.observer(Note(self.table, f"error: {failure.path}: {why}; it is read again next run"))
         if self.failures:

@@ -50,10 +50,8 @@ def find_changes(context: RunContext, source: FileSource, observer: Observer = s
         observer(Note(source.key, f"{file.path} is still being written: it is read once it stops changing"))
     gone = found.gone if source.on_file_removed == "delete" else []
     digests = sha256(jvm, conf, still, DIGEST_THREADS)
-    vanished = [f for f in still if not digests[f.path]]  # removed while the others were hashed
-    result = changes([f for f in still if digests[f.path]], digests, kept, gone)
-    result.deferred = moving + vanished
-    return result
+    # A file removed while the others were hashed has no digest: the next listing says what became of it.
+    return changes([f for f in still if digests[f.path]], digests, kept, gone)
 
 
 def _headers_known(context: RunContext, source: FileSource, paths: list[str], names: set[str]) -> bool:
