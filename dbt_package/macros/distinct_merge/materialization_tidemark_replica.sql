@@ -10,7 +10,7 @@
   statements (tidemark_merge_shapes).
 -#}
 {% materialization tidemark_replica, adapter='postgres' -%}
-    {%- set existing = load_cached_relation(this) -%}
+    {%- set existing = tidemark.tidemark_relations_beside(this)[this | string] -%}
     {%- if existing is none or not existing.is_table -%}
         {{ exceptions.raise_compiler_error(
             "replica " ~ this ~ " is not a table in the target database: the extract creates it; run "

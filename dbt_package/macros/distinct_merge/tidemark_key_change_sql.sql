@@ -24,9 +24,7 @@
         {%- do old_keys.append(tidemark.tidemark_quote('old_key_' ~ loop.index)) -%}
         {%- do new_keys.append(tidemark.tidemark_quote('new_key_' ~ loop.index)) -%}
     {%- endfor -%}
-    {%- set history = adapter.get_relation(
-        database=target.database, schema=target.schema, identifier=target.identifier ~ tidemark.tidemark_contract('history_suffix')
-    ) if execute else none -%}
+    {%- set history = tidemark.tidemark_relation_beside(target, '', tidemark.tidemark_contract('history_suffix')) -%}
     with moves as (
         select
             {%- for key in keys %}

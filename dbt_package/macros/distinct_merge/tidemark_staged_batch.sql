@@ -15,6 +15,7 @@
 -#}
 {% macro tidemark_staged_batch(staging) -%}
     {%- set keys = tidemark.tidemark_key_columns(config.get('unique_key')) -%}
+    {%- set existing = tidemark.tidemark_relations_beside(this, [staging]) -%}
     {%- set tombstones = tidemark.tidemark_tombstones(this) -%}
     {%- set how = (config.get('materialized'), config.get('incremental_strategy')) -%}
     {%- if execute and how[0] != 'tidemark_replica' -%}
@@ -25,7 +26,7 @@
             ~ "), not tidemark_replica: write its model again with `tidemark generate`"
         ) }}
     {%- endif -%}
-    {%- if execute and load_relation(staging) is none -%}
+    {%- if execute and existing[staging | string] is none -%}
         {{ exceptions.raise_compiler_error(
             "staging table " ~ staging ~ " does not exist yet: run the extract for this table "
             ~ "(python -m extract --table ...) before dbt build, or leave the model out with --exclude"

@@ -11,7 +11,9 @@
   pre-hook); the post-hook empties what it compared.
 -#}
 {% materialization tidemark_history, adapter='postgres' -%}
-    {%- set existing = load_cached_relation(this) -%}
+    {%- set replica = config.get('tidemark_replica') -%}
+    {%- set beside = api.Relation.create(database=target.database, schema=replica[0], identifier=replica[1]) if replica else this -%}
+    {%- set existing = tidemark.tidemark_relations_beside(beside, [this])[this | string] -%}
     {%- if existing is not none and not existing.is_table -%}
         {% do exceptions.relation_wrong_type(existing, 'table') %}
     {%- endif -%}

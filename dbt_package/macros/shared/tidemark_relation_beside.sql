@@ -1,13 +1,12 @@
 {#-
-  The table tidemark keeps beside the replica `target` under `prefix` (its
-  tombstones, its changed keys), or none when it does not exist, or while dbt
-  only parses.
+  The table tidemark keeps beside the replica `target` under `prefix` and
+  `suffix` (its tombstones, its changed keys, its history), or none when it does
+  not exist, or while dbt only parses.
 -#}
-{% macro tidemark_relation_beside(target, prefix) -%}
+{% macro tidemark_relation_beside(target, prefix, suffix='') -%}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
-    {{ return(adapter.get_relation(
-        database=target.database,
-        schema=target.schema,
-        identifier=prefix ~ target.identifier,
-    )) }}
+    {%- set beside = api.Relation.create(
+        database=target.database, schema=target.schema, identifier=prefix ~ target.identifier ~ suffix
+    ) -%}
+    {{ return(tidemark.tidemark_relations_beside(target, [beside])[beside | string]) }}
 {%- endmacro %}
