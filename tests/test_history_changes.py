@@ -201,3 +201,18 @@ def test_a_history_configured_as_another_kind_of_snapshot_is_refused(project: Pr
     assert "`tidemark generate`" in refused.stdout
     history = names["Parts" if generated["snapshots"][0]["name"].endswith("parts__history") else "Tagged"]["history"]
     assert project.scalar(f"select to_regclass('{history}')") is None
+
+
+def test_the_changed_keys_are_counted_before_the_history_compares_them(project: Project) -> None:
+    """The planner knows how many keys changed when the history compares them: the changed-keys table,
+    emptied after each comparison, kept the pages of its largest fill, and 10,000 keys of 1,000,000 were
+    planned as 40,000 and hash-joined with the whole replica and history (0.5 to 1.6 s, against 0.37)."""
+    names = _setup(project)
+    project.sync()
+    changed_keys = names["Parts"]["changed"]
+    for count in (7, 3):
+        with project.source() as conn:
+            conn.execute(f'update dbo."Parts" set "Qty" = "Qty" + 1, {STAMP} where "Id" <= %s', (count,))
+        project.sync()
+        assert project.scalar(f"select reltuples from pg_class where oid = to_regclass('{changed_keys}')") == count
+        assert project.scalar(f"select count(*) from {changed_keys}") == 0  # emptied after the comparison

@@ -51,6 +51,14 @@
             {% endcall %}
         {%- endfor -%}
         {%- set build_sql = tidemark.tidemark_history_merge_sql(this, sql, keys, shapes, names, now) -%}
+        {%- if shapes['changed'] is not none -%}
+            {#- Emptied after each comparison and filled by the merges, the changed-keys table keeps the pages
+                of its largest fill, which the planner takes for as many keys: a few thousand keys were
+                planned as tens of thousands, and the whole replica and history hash-joined. -#}
+            {% call statement() %}
+                analyze {{ shapes['changed'] }}
+            {% endcall %}
+        {%- endif -%}
     {%- endif -%}
 
     {% call statement('main') -%}
