@@ -40,8 +40,8 @@ def _of_files(run: Any) -> bool:
     return getattr(run, "cursor_column", None) == FILE_CURSOR_FIELD  # a snapshot's run has no cursor
 
 
-def _parts(run: Any) -> str:
-    return "file(s)" if _of_files(run) else "partition(s)"
+def _parts(run: Any, partitions: str = "partition(s)") -> str:
+    return "file(s)" if _of_files(run) else partitions
 
 
 def _reading(run: Any, window: timedelta | None) -> str:
@@ -152,9 +152,8 @@ class ConsoleObserver:
         left = max(0, (run.rows_planned or 0) - landed)
         eta = f", ETA {_duration(left / rate)}" if rate > 0 and left else ""
         of_rows = "" if run.rows_planned is None else f" of {run.rows_planned:,}"
-        parts = "file(s)" if _of_files(run) else "partitions"
         self._say(
-            f"{table}: {run.partitions_landed}/{run.partitions_planned} {parts} landed, "
+            f"{table}: {run.partitions_landed}/{run.partitions_planned} {_parts(run, 'partitions')} landed, "
             f"{landed:,}{of_rows} rows ({rate:,.0f} rows/s{eta})"
         )
 

@@ -108,10 +108,12 @@ class FileSourceReader(RunLogReader):
         output state names the newest file that landed."""
         run_id = record.run_id
         for failure in self.failures:
-            where = where_in_csv(failure.path, self.source, self.plan.columns, failure.record)
-            why = f"{where} ({failure.why})" if where else f"record {failure.record}: {failure.why}"
-            why = why if failure.record else failure.why
-            mark_failed(conn, self.state, self.table_key, run_id, failure.path, why)
+            why = failure.why
+            # Record 0: a file refused whole, marked failed already with its rows' removal (files_without_key).
+            if failure.record:
+                where = where_in_csv(failure.path, self.source, self.plan.columns, failure.record)
+                why = f"{where} ({failure.why})" if where else f"record {failure.record}: {failure.why}"
+                mark_failed(conn, self.state, self.table_key, run_id, failure.path, why)
             self.failed_files.append(f"{failure.path}: {why}")
             self.observer(Note(self.table, f"error: {failure.path}: {why}; it is read again next run"))
         if self.failures:

@@ -134,7 +134,12 @@ def _session_conf(spark: SparkSession, values: dict[str, str]) -> Iterator[None]
 def packed_size(spark: SparkSession) -> int:
     """The size up to which Spark reads a file whole and packs several in a task: its open cost (a file is
     split only when larger than the split size, which is never below the open cost)."""
-    text = spark.conf.get("spark.sql.files.openCostInBytes", "4194304") or "4194304"
+    return _bytes_setting(spark, "spark.sql.files.openCostInBytes", "4194304")
+
+
+def _bytes_setting(spark: SparkSession, name: str, default: str) -> int:
+    """A size setting of the session (such as "4m" or "134217728"), in bytes, as Spark reads it."""
+    text = spark.conf.get(name, default) or default
     return int(spark.sparkContext._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(text))
 
 
@@ -146,10 +151,8 @@ _NO_SKIPPING = {"spark.sql.files.ignoreCorruptFiles": "false", "spark.sql.files.
 def packed_files(spark: SparkSession) -> Iterator[None]:
     """While a read of files no larger than `packed_size` is planned: none is split (the partition size is at
     least the open cost, below which Spark splits no file), several share a task, none is skipped."""
-    size = spark.sparkContext._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(
-        spark.conf.get("spark.sql.files.maxPartitionBytes", "134217728") or "134217728"
-    )
-    largest = str(max(int(size), packed_size(spark)))
+    size = _bytes_setting(spark, "spark.sql.files.maxPartitionBytes", "134217728")
+    largest = str(max(size, packed_size(spark)))
     with _session_conf(spark, {**_NO_SKIPPING, "spark.sql.files.maxPartitionBytes": largest}):
         yield
 
