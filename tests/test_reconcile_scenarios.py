@@ -115,7 +115,7 @@ def reconciled(
 ) -> Iterator[tuple[Project, dict[str, dict[str, Any]]]]:
     root = tmp_path_factory.mktemp("reconcile") / "project"
     with new_project(root, pg_admin_url, spark) as project:
-        # Through Spark, one task per key range, and the pairs in turns of at most 1,000 rows.
+        # Key ranges queried at once on pooled source connections, and the pairs in turns of at most 1,000 rows.
         project.env.update({"TIDEMARK_RECONCILE_DRIVER_ROWS": "0", "TIDEMARK_RECONCILE_PAIRS_ROWS": "1000"})
         with project.source() as conn:
             conn.execute("create schema dbo")
@@ -129,10 +129,48 @@ def reconciled(
             for scenario in SCENARIOS:
                 for key_type in KEY_TYPES:
                     _change_source(conn, scenario, key_type)
+        with project.target() as conn:
+            conn.execute(_LEGACY_HASH_COLUMNS.format(_replica(project, LEGACY)))
+        files_before = _files(project)
         done = project.cli("reconcile", "--all", "--allow-mass-delete", "--dbt", "run", "--json", "--parallel", "4")
         assert done.returncode == 0, done.stderr[-3000:]
         report = json.loads(done.stdout)
+        FILES.update(before=files_before, after=_files(project))
         yield project, {entry["table"]: entry for entry in report["tables"]}
+
+
+#: A replica that still has the hash columns earlier reconciles stored in it.
+LEGACY = "complex_swaps_int"
+_LEGACY_HASH_COLUMNS = (
+    "alter table {} add column _tidemark_key_hash bigint generated always as (1) stored,"
+    " add column _tidemark_row_hash bigint generated always as (2) stored"
+)
+#: The replicas' data files (pg_class.relfilenode) before and after the reconcile.
+FILES: dict[str, dict[str, int]] = {}
+
+
+def _replica(project: Project, table: str) -> str:
+    names = project.planner.plan(project.planner.find(f"dbo.{table}")).names
+    return f'"{names.schema}"."{names.table}"'
+
+
+def _files(project: Project) -> dict[str, int]:
+    tables = [table_name(s, t) for s in SCENARIOS for t in KEY_TYPES]
+    query = "select relfilenode from pg_class where oid = %s::regclass"
+    return {t: int(project.scalar(query, (_replica(project, t),))) for t in tables}
+
+
+def test_a_reconcile_rewrites_no_replica(reconciled: tuple[Project, dict[str, dict[str, Any]]]) -> None:
+    """Both sides hash rows as they scan: no replica is rewritten to store hashes, the first time or any
+    other; the hash columns an earlier version stored are dropped (every merge paid for them)."""
+    project, results = reconciled
+    assert FILES["before"] == FILES["after"]
+    columns = project.scalar(
+        "select count(*) from pg_attribute where attrelid = %s::regclass and attname in (%s, %s) and not attisdropped",
+        (_replica(project, LEGACY), "_tidemark_key_hash", "_tidemark_row_hash"),
+    )
+    assert columns == 0
+    assert results[f"dbo.{LEGACY}"]["status"] == "landed"
 
 
 @pytest.mark.parametrize("key_type", list(KEY_TYPES))

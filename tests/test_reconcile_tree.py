@@ -25,9 +25,11 @@ def _figures(hashes: dict[int, int], space: HashSpace, level: Level) -> dict[int
     return found
 
 
-def _bisect(source: dict[int, int], replica: dict[int, int], factor: int, leaf_rows: int) -> tuple[set[int], Bisection]:
-    """Run the bisection as a reconcile does; returns the key hashes inside the leaves it would compare."""
-    space = HashSpace(factor)
+def _bisect(
+    source: dict[int, int], replica: dict[int, int], factor: int, leaf_rows: int, bits: int = HASH_BITS
+) -> tuple[set[int], Bisection]:
+    """Run the bisection as a reconcile does; returns the key places inside the leaves it would compare."""
+    space = HashSpace.of(factor, bits)
     bisection = Bisection(space, leaf_rows)
     level = Level(space.first_depth(max(len(source), len(replica)), leaf_rows), None)
     leaves: list[Node] = []
@@ -65,6 +67,27 @@ def test_every_difference_lands_in_a_compared_range(factor: int, differences: in
         assert bisection.derived > 0  # the range cache answered for some ranges
 
 
+@pytest.mark.parametrize("bits", [1, 7, 24, 33])
+def test_whole_number_keys_are_bisected_by_their_offsets(bits: int) -> None:
+    """Offsets from the lowest key fill [0, span], not the whole space: dense neighbours, and a space of
+    a few bits, are bisected down to their differences too."""
+    rng = random.Random(bits)
+    span = (1 << bits) - 1
+    source = {rng.randint(0, span): rng.getrandbits(63) for _ in range(min(5_000, span + 1))}
+    replica = dict(source)
+    for key in rng.sample(sorted(source), min(20, len(source))):
+        replica[key] += 1
+    covered, _ = _bisect(source, replica, 32, leaf_rows=16, bits=bits)
+    assert {k for k in source if source[k] != replica[k]} <= covered
+
+
+def test_a_space_is_a_whole_number_of_levels() -> None:
+    assert HashSpace.of(32, 24) == HashSpace(32, 25)
+    assert HashSpace.of(32, 0).bits == 5 and HashSpace.of(32, 0).max_depth == 1
+    assert HashSpace.of(4, 60) == HashSpace(4)
+    assert HashSpace(32, 25).divisor(5) == 1 and HashSpace(32, 25).divisor(1) == 1 << 20
+
+
 def test_derived_figures_equal_queried_ones() -> None:
     space = HashSpace(4)
     rng = random.Random(3)
@@ -94,6 +117,7 @@ def test_first_depth_grows_with_the_table() -> None:
         ("TIDEMARK_RECONCILE_MAX_DELETE_SHARE", "some"),
         ("TIDEMARK_RECONCILE_DRIVER_ROWS", "-5"),
         ("TIDEMARK_RECONCILE_PAIRS_ROWS", "999"),
+        ("TIDEMARK_RECONCILE_SOURCE_QUERIES", "0"),
     ],
 )
 def test_bad_settings_name_the_value(name: str, value: str) -> None:
@@ -105,7 +129,7 @@ def test_bad_settings_name_the_value(name: str, value: str) -> None:
 def test_settings_defaults() -> None:
     settings = reconcile_settings({})
     assert (settings.factor, settings.leaf_rows, settings.max_delete_share) == (32, 256, 0.1)
-    assert settings.driver_rows == 2_000_000
+    assert settings.driver_rows == 2_000_000 and settings.source_queries == 2
     assert settings.pairs_rows == 1_000_000
 
 

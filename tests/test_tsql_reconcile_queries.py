@@ -13,6 +13,7 @@ from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
 from extract.core.state_schema import StateSchema
 from extract.planning.table_plan import TablePlan
+from extract.reconcile.boundary import KeyBounds
 from extract.reconcile.hashes import row_hashes
 from extract.reconcile.queries import HashedRelation, level_query, pairs_query
 from extract.reconcile.tree import HashSpace, Level, Node
@@ -47,8 +48,8 @@ def _plan(keys: list[MappedColumn], cursor: MappedColumn) -> TablePlan:
     )
 
 
-def _source_side(plan: TablePlan, recent: str) -> HashedRelation:
-    hashes = row_hashes(DIALECT, plan)
+def _source_side(plan: TablePlan, recent: str, bounds: KeyBounds | None = None) -> HashedRelation:
+    hashes = row_hashes(DIALECT, plan, bounds)
     return HashedRelation(
         dialect=DIALECT,
         relation=DIALECT.table_ref(plan.table.schema, plan.table.name),
@@ -57,6 +58,7 @@ def _source_side(plan: TablePlan, recent: str) -> HashedRelation:
         key_text=hashes.source_key_text,
         null_key="0",
         extra=(f"case when {recent} then 'recent' else 'old' end",),
+        where=hashes.source_within,
     )
 
 
@@ -85,3 +87,19 @@ def test_reconcile_queries_parse_as_tsql(key_kind: str, cursor_kind: str) -> Non
         assert "[RowVer] >= 0x00000000000007D1" in queries[2]
     else:
         assert "[Amount]" in side.row_hash
+
+
+def test_a_whole_number_key_is_placed_by_its_offset_in_tsql() -> None:
+    """A key of one whole-number column is placed at its offset from the source's lowest key, in bigint
+    arithmetic (no md5 of the key), and the source's rows are limited to the range compared."""
+    plan = _plan(KEYS["int"], CURSORS["clock"])
+    bounds = KeyBounds("-2147483648", "2147483647", "", True)
+    side = _source_side(plan, "1 = 1", bounds)
+    space = HashSpace.of(32, row_hashes(DIALECT, plan, bounds).key_bits)
+    assert space.bits == 35 and space.divisor(1) == 1 << 30
+    queries = [level_query(side, space, Level(1, None)), pairs_query(side, space, [Node(2, 7)])]
+    for query in queries:
+        assert isinstance(sqlglot.parse_one(query, read="tsql"), exp.Select)
+        assert "(cast([Id] as bigint) - cast(-2147483648 as bigint))" in query
+        assert "[Id] between cast(-2147483648 as bigint) and cast(2147483647 as bigint)" in query
+    assert "hashbytes('MD5'" not in side.key_hash

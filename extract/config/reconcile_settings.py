@@ -15,6 +15,7 @@ class ReconcileSettings:
     max_delete_share: float  # 0..1
     max_delete_rows: int
     driver_rows: int
+    source_queries: int
     pairs_rows: int
 
 
@@ -25,5 +26,6 @@ def reconcile_settings(env: Mapping[str, str]) -> ReconcileSettings:
         max_delete_share=spec.RECONCILE_MAX_DELETE_SHARE.value(env),
         max_delete_rows=spec.RECONCILE_MAX_DELETE_ROWS.value(env),
         driver_rows=spec.RECONCILE_DRIVER_ROWS.value(env),
+        source_queries=spec.RECONCILE_SOURCE_QUERIES.value(env),
         pairs_rows=spec.RECONCILE_PAIRS_ROWS.value(env),
     )

@@ -129,7 +129,14 @@ RECONCILE_LEAF_ROWS = Setting(
 #: The answers are aggregates, and starting Spark costs more than the parallel scan saves (1,000,000 rows:
 #: 1.9 s from the driver, 9.4 s through 20 Spark tasks on two cores).
 RECONCILE_DRIVER_ROWS = Setting(
-    "TIDEMARK_RECONCILE_DRIVER_ROWS", v.ROWS, "2000000", "a source this small is compared from the driver, no Spark"
+    "TIDEMARK_RECONCILE_DRIVER_ROWS", v.ROWS, "2000000", "a source this small is compared in one query per level"
+)
+#: Each query of a large table's comparison reads one key range; the source runs this many at once.
+RECONCILE_SOURCE_QUERIES = Setting(
+    "TIDEMARK_RECONCILE_SOURCE_QUERIES",
+    v.whole_number(1, 64),
+    "2",
+    "the key ranges of one table a reconcile queries the source for at once",
 )
 RECONCILE_MAX_DELETE_SHARE = Setting(
     "TIDEMARK_RECONCILE_MAX_DELETE_SHARE", v.SHARE, "10%", "the most of a replica a reconcile deletes"
@@ -227,7 +234,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     FILES_SETTLE,
     *(PARTITION_THRESHOLD, MAX_PARTITIONS, MIN_PARTITION_ROWS, PARTITION_ROWS, MAX_PARALLEL_TRANSFERS),
     *(READ_RETRIES, RETRY_BACKOFF, ON_EXPIRED_VERSION, STATE_SCHEMA, STATE_KEY),
-    *(RECONCILE_FACTOR, RECONCILE_LEAF_ROWS, RECONCILE_DRIVER_ROWS, RECONCILE_PAIRS_ROWS),
+    *(RECONCILE_FACTOR, RECONCILE_LEAF_ROWS, RECONCILE_DRIVER_ROWS, RECONCILE_SOURCE_QUERIES, RECONCILE_PAIRS_ROWS),
     *(RECONCILE_MAX_DELETE_SHARE, RECONCILE_MAX_DELETE_ROWS),
     *(LOCK_TIMEOUT, LOCK_ATTEMPTS, MERGE_TIMEOUT),
     *(METRICS_PORT, METRICS_HOST, CHECK_MAX_LAG, REPORT_ASSETS, HOME, PG_PORT),

@@ -30,7 +30,13 @@ from extract.reconcile.compare import Comparer
 from extract.reconcile.guards import DeleteGuard, check_guards, moved_keys, refuse_pending_runs, replica_rows
 from extract.reconcile.hashes import RowHashes, row_hashes
 from extract.reconcile.repair import land_all_tombstones, land_upserts, recheck
-from extract.reconcile.replica_side import ReplicaSide, ensure_hash_columns, ensure_tombstone_table, replica_relation
+from extract.reconcile.replica_side import (
+    ReplicaSide,
+    comparison_session,
+    drop_stored_hashes,
+    ensure_tombstone_table,
+    replica_relation,
+)
 from extract.reconcile.result import ReconcileOptions, ReconcileResult, summary
 from extract.reconcile.source_side import SourceSide, source_ranges, source_relation
 from extract.reconcile.tree import Bisection, HashSpace
@@ -44,7 +50,6 @@ from extract.state.run_log import RunRecord
 class ReconcileReader(RunLogReader):
     options: ReconcileOptions
     observer: Observer
-    hashes: RowHashes
     result: ReconcileResult | None = None
     _source_pairs: list[Pair] = field(default_factory=list)
 
@@ -96,10 +101,11 @@ class ReconcileReader(RunLogReader):
         result.boundary_deleted = 0 if bounds is None else count_outside(conn, plan, bounds)
         if bounds is not None and bounds.source_empty:
             check_guards(plan, total, result.boundary_deleted, options.allow_mass_delete, guard, source_empty=True)
-        if ensure_hash_columns(conn, plan.names, self.hashes):
-            self._say(f"stored row hashes in {plan.names.table_key} (once, {total:,} rows)")
-        bisection = Bisection(HashSpace(settings.factor), settings.leaf_rows)
-        repairs = self._compare(conn, record, bounds, bisection, total)
+        if drop_stored_hashes(conn, plan.names):
+            self._say(f"dropped the hash columns {plan.names.table_key} kept: a reconcile hashes as it scans")
+        hashes = row_hashes(context.dialect, plan, bounds)
+        bisection = Bisection(HashSpace.of(settings.factor, hashes.key_bits), settings.leaf_rows)
+        repairs = self._compare(conn, record, bounds, bisection, total, hashes)
         result.levels, result.ranges_compared = bisection.queries, len(bisection.source)
         deletes = result.boundary_deleted + len(repairs.tombstones)
         # Under a record id, a changed key is a delete until its row lands at its new key: such a table is
@@ -136,7 +142,13 @@ class ReconcileReader(RunLogReader):
         result.status = "landed"
 
     def _compare(
-        self, conn: psycopg.Connection, record: RunRecord, bounds: KeyBounds | None, bisection: Bisection, total: int
+        self,
+        conn: psycopg.Connection,
+        record: RunRecord,
+        bounds: KeyBounds | None,
+        bisection: Bisection,
+        total: int,
+        hashes: RowHashes,
     ) -> Repairs:
         context, plan = self.context, self.plan
         bound = changed_rows_bound(context, plan, record.watermark_used)
@@ -148,14 +160,15 @@ class ReconcileReader(RunLogReader):
         )
         source = SourceSide(
             context,
-            source_relation(context, plan, self.hashes, recent),
+            source_relation(context, plan, hashes, recent),
             bisection.space,
             source_ranges(context, plan, bounds, total),
         )
         # Rows the boundary cleanup tombstones (all, when the source is empty) are not compared again.
         within = "" if bounds is None else ("false" if bounds.source_empty else bounds.inside)
         with psycopg.connect(context.settings.target.libpq_url, autocommit=False) as replica_conn:
-            replica = ReplicaSide(replica_conn, replica_relation(plan, self.hashes, within), bisection.space)
+            comparison_session(replica_conn)
+            replica = ReplicaSide(replica_conn, replica_relation(plan, hashes, within), bisection.space)
             first = bisection.space.first_depth(total, bisection.leaf_rows)
             classifier = Classifier(bisection, recent is not None)
             comparer = Comparer(source, replica, bisection, self.observer, plan.config.key)
@@ -192,7 +205,7 @@ def reconcile_table(
     context: RunContext, plan: TablePlan, options: ReconcileOptions, observer: Observer = silent
 ) -> ReconcileResult:
     """One reconcile of one table, through the run lifecycle."""
-    reader = ReconcileReader(context, plan, options, observer, row_hashes(context.dialect, plan))
+    reader = ReconcileReader(context, plan, options, observer)
     record = run_stream(context, reader, observer)
     result = reader.result
     assert result is not None, "a run that ended read the table"

@@ -22,6 +22,8 @@ class HashedRelation:
     null_key: str  # 1 when some key column is NULL, else 0
     #: What the pairs query returns besides key text and row hash, for the repair (as text).
     extra: Sequence[str] = ()
+    #: SQL on the relation's columns: true for the rows compared ("": all of them).
+    where: str = ""
 
 
 def _where(conditions: Sequence[str]) -> str:
@@ -35,7 +37,7 @@ def level_query(side: HashedRelation, space: HashSpace, level: Level, within: st
     `within` narrows the rows further (a key range of the source, read as one Spark task)."""
     dialect = side.dialect
     node = f"{side.key_hash} / {space.divisor(level.depth)}"
-    conditions = [within]
+    conditions = [side.where, within]
     if level.parents is not None:
         parent = f"{side.key_hash} / {space.divisor(level.depth - 1)}"
         conditions.append(dialect.in_integers(parent, level.parents))
@@ -64,8 +66,8 @@ def leaves_filter(side: HashedRelation, space: HashSpace, leaves: Sequence[Node]
 
 
 def pairs_query(side: HashedRelation, space: HashSpace, leaves: Sequence[Node], within: str = "") -> str:
-    """Rows: key text, key hash, row hash, then `side.extra`, for every row of the ranges `leaves`."""
+    """Rows: key text, key place, row hash, then `side.extra`, for every row of the ranges `leaves`."""
     named = [(side.key_text, "tidemark_key"), (side.key_hash, "tidemark_key_hash"), (side.row_hash, "tidemark_hash")]
     named += [(expression, f"tidemark_extra_{i}") for i, expression in enumerate(side.extra, start=1)]
     columns = ", ".join(f"{expression} as {name}" for expression, name in named)
-    return f"select {columns} from {side.relation}{_where([within, leaves_filter(side, space, leaves)])}"
+    return f"select {columns} from {side.relation}{_where([side.where, within, leaves_filter(side, space, leaves)])}"

@@ -1,8 +1,7 @@
-"""The replica's side of a reconcile: its stored hashes, its figures and pairs, and its tombstones."""
+"""The replica's side of a reconcile: its figures and pairs, and its tombstones."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,59 +25,56 @@ _TARGET = PostgresDialect()
 ReplicaPair = tuple[str | None, ...]
 
 
-def _fingerprint(hashes: RowHashes) -> str:
-    return "tidemark hashes " + hashlib.sha256((hashes.replica_key + hashes.replica_row).encode()).hexdigest()[:16]
-
-
-def ensure_hash_columns(conn: psycopg.Connection, names: TargetNames, hashes: RowHashes) -> bool:
-    """Give the replica its key and row hash as generated columns, unless it has these already.
-    Returns whether they were (re)built: that rewrites the table once."""
-    table = sql.Identifier(names.schema, names.table)
+def drop_stored_hashes(conn: psycopg.Connection, names: TargetNames) -> bool:
+    """Drop the hash columns replicas kept before reconciles hashed them as they scan: every merge paid
+    for them. Returns whether there were any (dropping them rewrites nothing)."""
     found = conn.execute(
-        "select col_description(to_regclass(%s)::oid, a.attnum) from pg_attribute as a"
-        " where a.attrelid = to_regclass(%s) and a.attname = %s and not a.attisdropped",
-        (_TARGET.table_ref(names.schema, names.table),) * 2 + (ROW_HASH_COLUMN,),
+        "select count(*) from pg_attribute where attrelid = to_regclass(%s) and attname in (%s, %s)"
+        " and not attisdropped",
+        (_TARGET.table_ref(names.schema, names.table), KEY_HASH_COLUMN, ROW_HASH_COLUMN),
     ).fetchone()
     conn.commit()
-    if found is not None and found[0] == _fingerprint(hashes):
+    if not found or not found[0]:
         return False
 
-    def rebuild() -> None:
+    def drop() -> None:
         conn.execute(
-            sql.SQL(
-                "alter table {} drop column if exists {key}, drop column if exists {row},"
-                " add column {key} bigint generated always as ({key_sql}) stored,"
-                " add column {row} bigint generated always as ({row_sql}) stored"
-            ).format(
-                table,
-                key=sql.Identifier(KEY_HASH_COLUMN),
-                row=sql.Identifier(ROW_HASH_COLUMN),
-                key_sql=sql.SQL(hashes.replica_key),  # built from quoted names and fixed forms only
-                row_sql=sql.SQL(hashes.replica_row),
-            )
-        )
-        conn.execute(
-            sql.SQL("comment on column {}.{} is {}").format(
-                table, sql.Identifier(ROW_HASH_COLUMN), sql.Literal(_fingerprint(hashes))
+            sql.SQL("alter table {} drop column if exists {}, drop column if exists {}").format(
+                sql.Identifier(names.schema, names.table),
+                sql.Identifier(KEY_HASH_COLUMN),
+                sql.Identifier(ROW_HASH_COLUMN),
             )
         )
 
-    with_lock_timeout(conn, [_TARGET.table_ref(names.schema, names.table)], rebuild)
+    with_lock_timeout(conn, [_TARGET.table_ref(names.schema, names.table)], drop)
     return True
 
 
+#: The replica's session writes dates as the source's JDBC session does, whatever the server's default:
+#: the plain texts of both sides must match.
+ISO_DATES = "set datestyle = 'ISO, YMD'"
+
+
+def comparison_session(conn: psycopg.Connection) -> None:
+    """The session of the replica's side: dates written ISO; and a level's scan shared among the server's
+    parallel workers, which the planner would not choose, as it takes each hash range for a group."""
+    conn.execute(ISO_DATES)
+    conn.execute("set parallel_setup_cost = 0")
+    conn.execute("set parallel_tuple_cost = 0")
+    conn.commit()
+
+
 def replica_relation(plan: TablePlan, hashes: RowHashes, within: str = "") -> HashedRelation:
-    """The replica with its stored hashes; `within` (SQL on its columns) leaves rows out of the comparison."""
-    ref = _TARGET.table_ref(plan.names.schema, plan.names.table)
-    relation = ref if not within else f"(select * from {ref} where {within}) as replica"
+    """The replica with its hashes; `within` (SQL on its columns) leaves rows out of the comparison."""
     return HashedRelation(
         dialect=_TARGET,
-        relation=relation,
-        key_hash=_TARGET.quote(KEY_HASH_COLUMN),
-        row_hash=_TARGET.quote(ROW_HASH_COLUMN),
+        relation=_TARGET.table_ref(plan.names.schema, plan.names.table),
+        key_hash=hashes.replica_key,
+        row_hash=hashes.replica_row,
         key_text=hashes.replica_key_text,
         null_key="0",
         extra=tuple(f"cast({_TARGET.quote(k)} as text)" for k in plan.key_columns),
+        where=within,
     )
 
 

@@ -1,18 +1,15 @@
-"""The source's side of a reconcile: its figures and pairs, read from the driver or, for a large table,
-by Spark, one task per key range, so that a reconcile runs on a cluster as a sync does."""
+"""The source's side of a reconcile: its figures and pairs. A large table is read in key ranges, several
+at once on pooled source connections: aggregates and (key, hash) pairs are small answers, and
+Spark is left for what is large, the re-read of the rows to repair (extract/reconcile/repair.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import reduce
 from itertools import pairwise
 
-from py4j.protocol import Py4JJavaError
-
-from extract.core.errors import SourceError
-from extract.landing.java_errors import java_error_line
 from extract.lifecycle.context import RunContext
 from extract.partitions.plan import Segment, plan_partitions
 from extract.planning.table_plan import TablePlan
@@ -43,17 +40,18 @@ def source_relation(context: RunContext, plan: TablePlan, hashes: RowHashes, rec
         key_text=hashes.source_key_text,
         null_key=f"case when {null_key} then 1 else 0 end",
         extra=tuple(extra),
+        where=hashes.source_within,
     )
 
 
 def source_ranges(context: RunContext, plan: TablePlan, bounds: KeyBounds | None, rows: int) -> list[str]:
-    """Key-range filters, one Spark task each, cut as a sync would cut `rows` rows; [""] (one query from
-    the driver) for a table of at most TIDEMARK_RECONCILE_DRIVER_ROWS rows (unless partitions of a fixed
-    size are asked for). A whole-number key is cut into equal spans of its [min, max]
-    (nothing to sort); any other key where a sync would cut it (one ordered read of the keys)."""
+    """Key-range filters, one query each, cut as a sync would cut `rows` rows; [""] (one query) for a
+    table of at most TIDEMARK_RECONCILE_DRIVER_ROWS rows (unless partitions of a fixed size are asked
+    for). A whole-number key is cut into equal spans of its [min, max] (nothing to sort); any other
+    key where a sync would cut it (one ordered read of the keys)."""
     size = context.sizing.rows_per_partition(rows)
     small = context.sizing.fixed_rows is None and rows <= context.settings.reconcile.driver_rows
-    if size is None or small or context.fits_driver(rows):
+    if size is None or small:
         return [""]
     keys = plan.source_keys
     if bounds is not None and bounds.low is not None and bounds.high is not None and bounds.whole_numbers:
@@ -76,13 +74,13 @@ class SourceSide:
     context: RunContext
     side: HashedRelation
     space: HashSpace
-    #: Key-range filters, one Spark task each; [""]: one query from the driver.
+    #: Key-range filters, one query each; [""]: the whole table in one query.
     ranges: Sequence[str]
 
     def level(self, level: Level) -> dict[int, Figures]:
         figures: dict[int, Figures] = {}
         queries = [level_query(self.side, self.space, level, within) for within in self.ranges]
-        for row in self._read(queries, by_node=True):
+        for row in self._read(queries):
             node, rows, checksum, null_keys = (_integer(v) for v in row)
             figures[node] = figures.get(node, Figures()) + Figures(rows, checksum, null_keys)
         return figures
@@ -90,32 +88,21 @@ class SourceSide:
     def pairs(self, leaves: Sequence[Node]) -> list[SourcePair]:
         return self._read([pairs_query(self.side, self.space, leaves, within) for within in self.ranges])
 
-    def _read(self, queries: list[str], by_node: bool = False) -> list[tuple[str | None, ...]]:
-        """The rows of `queries`; with `by_node`, a level's figures summed over the key ranges in Spark,
-        so that the driver receives one row per range of the hash space, not one per key range too."""
+    def _read(self, queries: list[str]) -> list[tuple[str | None, ...]]:
+        """The rows of `queries`, TIDEMARK_RECONCILE_SOURCE_QUERIES at a time, each on a pooled connection."""
         if len(queries) == 1:
             return self.context.source.query(queries[0])
-        url = self.context.settings.source
-        session = self.context.spark  # Spark only for what is large: a pass that reads little never imports it
-        from pyspark.sql import functions
+        sources = self.context.sources
 
-        try:
-            frames = [
-                session.read.jdbc(url.jdbc_url, f"({q}) tidemark_reconcile", properties=url.jdbc_properties())
-                for q in queries
-            ]
-            united = reduce(lambda together, frame: together.unionAll(frame), frames)
-            if by_node:
-                node, *figures = united.columns
-                united = united.groupBy(node).agg(*(functions.sum(name).alias(name) for name in figures))
-            collected = united.collect()
-        except Py4JJavaError as exc:
-            raise SourceError(f"reading {self.side.relation} failed: {java_error_line(exc)}") from exc
-        return [tuple(None if v is None else _text(v) for v in row) for row in collected]
+        def read(query: str) -> list[tuple[str | None, ...]]:
+            try:
+                return self.context.source.query(query)
+            finally:
+                sources.release()  # the next range, on whichever thread, takes the connection over
 
-
-def _text(value: object) -> str:
-    return str(int(value)) if isinstance(value, Decimal) else str(value)
+        workers = min(len(queries), self.context.settings.reconcile.source_queries)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="source-range") as pool:
+            return [row for rows in pool.map(read, queries) for row in rows]
 
 
 def _integer(value: str | None) -> int:

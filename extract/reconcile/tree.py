@@ -1,10 +1,11 @@
-"""Range bisection over the key-hash space, with a cache of every range's figures.
+"""Range bisection over the space of key places, with a cache of every range's figures.
 
-The space [0, 2^60) of key hashes is a tree: a range at depth d is one of factor^d equal
-parts, numbered from 0, and splits into `factor` ranges at depth d+1. Both databases give
-each range a count of rows and the sum of their row hashes; ranges whose figures differ are
-split again, until a range holds at most `leaf_rows` rows on each side, and then its (key,
-row hash) pairs are compared.
+A row's key place is its key hash (60 bits), or, for a whole-number key, its offset from the
+source's lowest key (extract/reconcile/hashes.py). The space [0, 2^bits) of key places is a tree:
+a range at depth d is one of factor^d equal parts, numbered from 0, and splits into `factor`
+ranges at depth d+1. Both databases give each range a count of rows and the sum of their row
+hashes; ranges whose figures differ are split again, until a range holds at most `leaf_rows`
+rows on each side, and then its (key, row hash) pairs are compared.
 
 The first level is as deep as the table's size makes useful: with rows spread evenly, the
 levels above it would each differ wherever a difference is, and each would cost the source
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-#: Bits of a key hash: the space reconcile bisects.
+#: Bits of a key hash: the space reconcile bisects when the key is not a whole number.
 HASH_BITS = 60
 
 
@@ -46,6 +47,14 @@ class Node:
 @dataclass(frozen=True)
 class HashSpace:
     factor: int  # a power of two, at least 2
+    #: Key places lie in [0, 2^bits); a whole number of levels (`of` rounds up).
+    bits: int = HASH_BITS
+
+    @classmethod
+    def of(cls, factor: int, bits: int) -> HashSpace:
+        """The space of `bits`-bit key places, widened to a whole number of levels (at least one)."""
+        level_bits = factor.bit_length() - 1
+        return cls(factor, max(level_bits, -(-bits // level_bits) * level_bits))
 
     @property
     def level_bits(self) -> int:
@@ -53,11 +62,11 @@ class HashSpace:
 
     @property
     def max_depth(self) -> int:
-        return HASH_BITS // self.level_bits
+        return self.bits // self.level_bits
 
     def divisor(self, depth: int) -> int:
-        """key hash // divisor(d) is the index of the hash's range at depth d."""
-        return 1 << (HASH_BITS - self.level_bits * depth)
+        """key place // divisor(d) is the index of the place's range at depth d."""
+        return 1 << max(0, self.bits - self.level_bits * depth)
 
     def children(self, node: Node) -> list[Node]:
         first = node.index * self.factor

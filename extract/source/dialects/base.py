@@ -143,6 +143,15 @@ class Dialect(RecordedChangesSql, ABC):
     def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
         """`column` as the canonical text of `kind` (see extract/project/verify.py), NULL when it is NULL."""
 
+    def plain_text_alike(self, column: SourceColumn, target_type: str, kind: str) -> bool:
+        """Whether `column` and its replica column of `target_type` (canonical form `kind`) print one value
+        as the same text with no conversion, so that a row hash can take `plain_text` on both sides."""
+        return False
+
+    def plain_text(self, column: SourceColumn) -> str:
+        """`column` as this database prints it; only where `plain_text_alike`."""
+        raise NotImplementedError(f"{type(self).__name__} prints no column alike with the replica")
+
     @abstractmethod
     def row_text(self, expressions: Sequence[str]) -> str:
         """The expressions joined with U+001F, NULL written as \\N: what a row's hash is taken of."""

@@ -20,6 +20,15 @@ _TYPE = re.compile(
 TRACKING = "tidemark_change_tracking"
 #: The schema of the stand-in's CDC (extract/devtools/cdc.py), named as SQL Server's.
 CDC_SCHEMA = "cdc"
+#: Canonical form -> the source types whose plain text is the replica's (of that form), when the source
+#: is PostgreSQL too. Time zones are left out: a session prints them in its own.
+_PRINTED_ALIKE = {
+    "timestamp": frozenset({"timestamp without time zone"}),
+    "date": frozenset({"date"}),
+    "time": frozenset({"time without time zone"}),
+    "bool": frozenset({"boolean"}),
+    "uuid": frozenset({"uuid"}),
+}
 _LENGTH_TYPES = frozenset({"character varying", "character", "bit", "bit varying"})
 
 
@@ -148,6 +157,16 @@ class PostgresDialect(Dialect):
 
     def canonical_text(self, column: SourceColumn, kind: str, length: int | None) -> str:
         return canonical.canonical_text(self.quote(column.name), kind, length)
+
+    def plain_text_alike(self, column: SourceColumn, target_type: str, kind: str) -> bool:
+        # A numeric prints its column's scale; the rest print a value alike whatever their modifiers, as
+        # both sessions write dates ISO (JDBC's and the comparison's, replica_side).
+        if kind == "decimal":
+            return column.base_type == "numeric" and column.scale == canonical.numeric_scale(target_type)
+        return column.base_type in _PRINTED_ALIKE.get(kind, ())
+
+    def plain_text(self, column: SourceColumn) -> str:
+        return canonical.plain_text(self.quote(column.name))
 
     def row_text(self, expressions: Sequence[str]) -> str:
         return canonical.row_text(expressions)

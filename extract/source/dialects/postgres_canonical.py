@@ -89,6 +89,19 @@ def stored_canonical_text(state: StateSchema, quoted: str, kind: str, length: in
     return _call(state, function, arguments) if function[0] in _STABLE_BODIES else _inline(function, arguments)
 
 
+def plain_text(quoted: str) -> str:
+    """The column `quoted` as PostgreSQL prints it: where both sides print a value alike, no conversion."""
+    return f"cast({quoted} as text)"
+
+
+def numeric_scale(target_type: str) -> int | None:
+    """The scale of a numeric type's text: numeric(p, s) s, numeric(p) 0, numeric None; -1 for any other."""
+    modifiers = re.fullmatch(r"\s*numeric\s*(\(\s*\d+\s*(?:,\s*(\d+)\s*)?\))?\s*", target_type.lower())
+    if modifiers is None:
+        return -1
+    return None if modifiers.group(1) is None else int(modifiers.group(2) or 0)
+
+
 def row_text(expressions: Sequence[str]) -> str:
     """The texts joined with U+001F, NULL written as \\N: what a row's hash is taken of."""
     return joined_text("chr(31)", expressions)
