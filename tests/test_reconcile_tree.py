@@ -130,7 +130,7 @@ def test_settings_defaults() -> None:
     settings = reconcile_settings({})
     assert (settings.factor, settings.leaf_rows, settings.max_delete_share) == (32, 256, 0.1)
     assert settings.driver_rows == 2_000_000 and settings.source_queries == 2
-    assert settings.pairs_rows == 1_000_000
+    assert settings.pairs_rows == 100_000
 
 
 def test_pairs_are_fetched_in_turns_within_the_budget() -> None:

@@ -152,7 +152,7 @@ RECONCILE_MAX_DELETE_ROWS = Setting(
 RECONCILE_PAIRS_ROWS = Setting(
     "TIDEMARK_RECONCILE_PAIRS_ROWS",
     v.whole_number(1000, 100_000_000),
-    "1000000",
+    "100000",
     "the most rows whose (key, hash) pairs are fetched at once",
 )
 

@@ -106,7 +106,7 @@ class ReconcileReader(RunLogReader):
         hashes = row_hashes(context.dialect, plan, bounds)
         bisection = Bisection(HashSpace.of(settings.factor, hashes.key_bits), settings.leaf_rows)
         repairs = self._compare(conn, record, bounds, bisection, total, hashes)
-        result.levels, result.ranges_compared = bisection.queries, len(bisection.source)
+        result.levels, result.ranges_compared = bisection.queries, bisection.ranges
         deletes = result.boundary_deleted + len(repairs.tombstones)
         # Under a record id, a changed key is a delete until its row lands at its new key: such a table is
         # guarded again once its rows landed, the moves counted out.

@@ -52,13 +52,21 @@ class Repairs:
 
 
 def _by_leaf(pairs: Sequence[Pair], leaves: Sequence[Node], bisection: Bisection) -> dict[Node, list[Pair]]:
-    space, wanted = bisection.space, set(leaves)
-    depths = sorted({n.depth for n in leaves})
-    grouped: dict[Node, list[Pair]] = {n: [] for n in leaves}
+    # Millions of pairs at 1% differences: per pair, integer lookups only.
+    by_depth: dict[int, dict[int, list[Pair]]] = {}
+    grouped: dict[Node, list[Pair]] = {}
+    for node in leaves:
+        grouped[node] = by_depth.setdefault(node.depth, {})[node.index] = []
+    divisors = [(bisection.space.divisor(depth), ranges) for depth, ranges in sorted(by_depth.items())]
     for pair in pairs:
-        key_hash = int(pair[1] or 0)
-        node = next(n for d in depths if (n := Node(d, key_hash // space.divisor(d))) in wanted)
-        grouped[node].append(pair)
+        place = int(pair[1] or 0)
+        for divisor, ranges in divisors:
+            found = ranges.get(place // divisor)
+            if found is not None:
+                found.append(pair)
+                break
+        else:
+            raise LogicalError(f"bisection completeness: a pair at key place {place} is in no range compared")
     return grouped
 
 

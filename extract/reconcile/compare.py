@@ -19,6 +19,9 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 
+#: The most ranges a part of a level asks of each side (an ordered key's levels come in parts).
+PART_RANGES = 65_536
+
 #: Handed each turn of the pair comparison: its ranges, the source's pairs and the replica's.
 PairsHandler = Callable[[list[Node], list[Pair], list[Pair]], None]
 
@@ -30,11 +33,13 @@ def _both(pool: ThreadPoolExecutor, left: Callable[[], T], right: Callable[[], U
 
 
 def turns(leaves: list[Node], bisection: Bisection, budget: int) -> list[list[Node]]:
-    """The differing ranges in groups of at most `budget` rows on either side (a larger range alone)."""
+    """The differing ranges in groups of at most `budget` rows on either side (a larger range alone), in
+    the order of the key places: each group is a slice of the key-place space."""
+    space = bisection.space
     groups: list[list[Node]] = []
     current: list[Node] = []
     rows = 0
-    for node in leaves:
+    for node in sorted(leaves, key=lambda n: n.index * space.divisor(n.depth)):
         size = max(bisection.source[node].rows, bisection.replica[node].rows)
         if current and rows + size > budget:
             groups.append(current)
@@ -73,27 +78,48 @@ class Comparer:
 
     def _bisect(self, pool: ThreadPoolExecutor, first_depth: int) -> tuple[list[Node], int]:
         """Levels until every differing range is small: (those ranges, source rows with a NULL key)."""
-        bisection = self.bisection
         leaves: list[Node] = []
-        level = Level(first_depth, None)
+        parts = [Level(first_depth, None)]
         null_keys = 0
-        while True:
-            source_figures, replica_figures = _both(
-                pool, partial(self.source.level, level), partial(self.replica.level, level)
-            )
-            if level.parents is None:
-                null_keys = sum(f.null_keys for f in source_figures.values())
-            nodes = bisection.record(level, source_figures, replica_figures)
-            negative = [n for n in nodes if bisection.replica[n].rows < 0]
-            if negative:
-                raise LogicalError(f"range cache: the replica's range {negative[0]} has a negative row count")
-            found, larger = bisection.split(nodes)
+        while parts:
+            ranges, found, larger = 0, [], []
+            for level in parts:
+                count, small, deeper, nulls = self._level(pool, level)
+                null_keys += nulls
+                ranges += count
+                found += small
+                larger += deeper
             leaves += found
-            differing = len(found) + len(larger)
             self._note(
-                f"depth {level.depth}: {len(nodes):,} ranges, {differing:,} differ "
+                f"depth {parts[0].depth}: {ranges:,} ranges, {len(found) + len(larger):,} differ "
                 f"({len(found):,} to compare key by key)"
             )
-            if not larger:
-                return leaves, null_keys
-            level = Level(level.depth + 1, [n.index for n in larger])
+            parts = self._next_level(parts[0].depth + 1, larger)
+        return leaves, null_keys
+
+    def _level(self, pool: ThreadPoolExecutor, level: Level) -> tuple[int, list[Node], list[Node], int]:
+        """One level (or part of one) asked of both sides: how many ranges, those to compare key by key,
+        those to split, and the source rows with a NULL key (counted at the first level)."""
+        bisection = self.bisection
+        source_figures, replica_figures = _both(
+            pool, partial(self.source.level, level), partial(self.replica.level, level)
+        )
+        null_keys = sum(f.null_keys for f in source_figures.values()) if level.parents is None else 0
+        counted = bisection.ranges
+        nodes = bisection.record(level, source_figures, replica_figures)
+        negative = [n for n in nodes if bisection.replica[n].rows < 0]
+        if negative:
+            raise LogicalError(f"range cache: the replica's range {negative[0]} has a negative row count")
+        found, larger = bisection.split(nodes)
+        bisection.settle(level, nodes)
+        return bisection.ranges - counted, found, larger, null_keys
+
+    def _next_level(self, depth: int, larger: list[Node]) -> list[Level]:
+        """The next level under the ranges `larger`; with an ordered key, in parts of at most
+        PART_RANGES ranges, each a slice of the key: what the driver holds at once does not grow with
+        the table. A hashed key is asked in one part, as every part would read the whole table."""
+        parents = sorted(n.index for n in larger)
+        if not self.source.side.ordered_key:
+            return [Level(depth, parents)] if parents else []
+        size = max(1, PART_RANGES // self.bisection.space.factor)
+        return [Level(depth, parents[i : i + size]) for i in range(0, len(parents), size)]

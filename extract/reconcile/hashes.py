@@ -51,6 +51,11 @@ class RowHashes:
     key_bits: int = HASH_BITS
     #: SQL on the source's columns: true for the rows inside the key range compared ("": all of them).
     source_within: str = ""
+    #: With places by offset: each side's key column, and the key at place 0 (a range of places is then
+    #: a range of keys, which an index reads).
+    source_ordered_key: str = ""
+    replica_ordered_key: str = ""
+    origin: int = 0
 
 
 def _offset_bounds(plan: TablePlan, bounds: KeyBounds | None) -> tuple[int, int, int] | None:
@@ -121,4 +126,7 @@ def _placed_by_offset(
         replica_key_text=hashes.replica_key_text,
         key_bits=bits,
         source_within=within(source),
+        source_ordered_key=source,
+        replica_ordered_key=replica,
+        origin=low,
     )

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from extract.reconcile.tree import HashSpace, Level, Node
 from extract.source.dialects import Dialect
 
+BIGINT_MAX = (1 << 63) - 1
+
 
 @dataclass(frozen=True)
 class HashedRelation:
@@ -24,6 +26,9 @@ class HashedRelation:
     extra: Sequence[str] = ()
     #: SQL on the relation's columns: true for the rows compared ("": all of them).
     where: str = ""
+    #: The key column whose offset from `origin` is the key place ("": places are key hashes).
+    ordered_key: str = ""
+    origin: int = 0
 
 
 def _where(conditions: Sequence[str]) -> str:
@@ -40,6 +45,7 @@ def level_query(side: HashedRelation, space: HashSpace, level: Level, within: st
     conditions = [side.where, within]
     if level.parents is not None:
         parent = f"{side.key_hash} / {space.divisor(level.depth - 1)}"
+        conditions.append(places_slice(side, space, [Node(level.depth - 1, p) for p in level.parents]))
         conditions.append(dialect.in_integers(parent, level.parents))
         conditions.append(f"({node}) % {space.factor} <> {space.factor - 1}")  # the cache derives the last
     hashed = (
@@ -65,9 +71,21 @@ def leaves_filter(side: HashedRelation, space: HashSpace, leaves: Sequence[Node]
     )
 
 
+def places_slice(side: HashedRelation, space: HashSpace, leaves: Sequence[Node]) -> str:
+    """With places by offset, the keys from the first range of `leaves` to the end of the last: a slice
+    of the key's index, so that a turn of the pairs reads only its own rows ("" for hashed keys)."""
+    if not side.ordered_key or not leaves:
+        return ""
+    first = min(n.index * space.divisor(n.depth) for n in leaves)
+    end = max((n.index + 1) * space.divisor(n.depth) for n in leaves)
+    low, high = side.origin + first, min(side.origin + end - 1, BIGINT_MAX)
+    return f"{side.ordered_key} between cast({low} as bigint) and cast({high} as bigint)"
+
+
 def pairs_query(side: HashedRelation, space: HashSpace, leaves: Sequence[Node], within: str = "") -> str:
     """Rows: key text, key place, row hash, then `side.extra`, for every row of the ranges `leaves`."""
     named = [(side.key_text, "tidemark_key"), (side.key_hash, "tidemark_key_hash"), (side.row_hash, "tidemark_hash")]
     named += [(expression, f"tidemark_extra_{i}") for i, expression in enumerate(side.extra, start=1)]
     columns = ", ".join(f"{expression} as {name}" for expression, name in named)
-    return f"select {columns} from {side.relation}{_where([side.where, within, leaves_filter(side, space, leaves)])}"
+    conditions = [side.where, within, places_slice(side, space, leaves), leaves_filter(side, space, leaves)]
+    return f"select {columns} from {side.relation}{_where(conditions)}"

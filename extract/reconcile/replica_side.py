@@ -75,6 +75,8 @@ def replica_relation(plan: TablePlan, hashes: RowHashes, within: str = "") -> Ha
         null_key="0",
         extra=tuple(f"cast({_TARGET.quote(k)} as text)" for k in plan.key_columns),
         where=within,
+        ordered_key=hashes.replica_ordered_key,
+        origin=hashes.origin,
     )
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 HASH_BITS = 60
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Figures:
     rows: int = 0
     checksum: int = 0
@@ -38,7 +38,7 @@ class Figures:
 EMPTY = Figures()
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Node:
     depth: int
     index: int
@@ -99,21 +99,31 @@ class Bisection:
         self.replica: dict[Node, Figures] = {}
         self.queries = 0  # levels asked of each side
         self.derived = 0  # ranges whose figures came from the cache
+        self.ranges = 0  # ranges compared
+        self._depths: set[int] = set()
 
     def record(self, level: Level, source: dict[int, Figures], replica: dict[int, Figures]) -> list[Node]:
         """Store a level's answers (index -> figures, empty ranges left out) and derive each parent's last
-        child; returns every range of the level."""
-        self.queries += 1
+        child; returns the ranges of the level that later steps read: under parents, every range; at the
+        first level, only those that differ. A level under parents may come in parts."""
+        self.queries += level.depth not in self._depths
+        self._depths.add(level.depth)
         if level.parents is None:
-            nodes = [Node(level.depth, i) for i in sorted(set(source) | set(replica))]
-        else:
-            nodes = [c for p in level.parents for c in self.space.children(Node(level.depth - 1, p))]
+            indexes = source.keys() | replica.keys()
+            self.ranges += len(indexes)
+            differ = (i for i in indexes if source.get(i, EMPTY) != replica.get(i, EMPTY))
+            nodes = [Node(level.depth, i) for i in sorted(differ)]
+            for node in nodes:
+                self.source[node] = source.get(node.index, EMPTY)
+                self.replica[node] = replica.get(node.index, EMPTY)
+            return nodes
+        nodes = [c for p in level.parents for c in self.space.children(Node(level.depth - 1, p))]
         for node in nodes:
             self.source[node] = source.get(node.index, EMPTY)
             self.replica[node] = replica.get(node.index, EMPTY)
-        if level.parents is not None:
-            for parent in level.parents:
-                self._derive_last_child(Node(level.depth - 1, parent))
+        self.ranges += len(nodes)
+        for parent in level.parents:
+            self._derive_last_child(Node(level.depth - 1, parent))
         return nodes
 
     def _derive_last_child(self, parent: Node) -> None:
@@ -121,6 +131,15 @@ class Bisection:
         for figures in (self.source, self.replica):
             figures[last] = figures[parent] - sum((figures[s] for s in siblings), EMPTY)
         self.derived += 1
+
+    def settle(self, level: Level, nodes: Iterable[Node]) -> None:
+        """Forget what no later step reads: the figures of `level`'s ranges that agree, and of its parents.
+        What stays grows with the differences, not with the table."""
+        settled = [n for n in nodes if not self.differs(n)]
+        if level.parents is not None:
+            settled += [Node(level.depth - 1, p) for p in level.parents]
+        for node in settled:
+            del self.source[node], self.replica[node]
 
     def differs(self, node: Node) -> bool:
         return self.source[node] != self.replica[node]

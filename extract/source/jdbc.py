@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import struct
 from collections.abc import Sequence
 from typing import Any
@@ -36,7 +37,8 @@ class JdbcConnection:
         """The rows of `sql` (its ? parameters bound to `params`); with `max_rows`, the server stops there.
         The whole result comes back in one call into the JVM, not one per value."""
         try:
-            encoded = bytes(self._jvm.tidemark.landing.QueryRows.read(self._conn, sql, encode_values(params), max_rows))
+            text = self._jvm.tidemark.landing.QueryRows.readBase64(self._conn, sql, encode_values(params), max_rows)
+            encoded = base64.b64decode(text)
         except Exception as exc:
             raise SourceError(f"query on {self._url.display} failed: {java_message(exc)}") from None
         return decode_rows(encoded)

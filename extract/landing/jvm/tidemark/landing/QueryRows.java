@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Base64;
 
 /**
  * A query's whole result as one byte array, for the Python driver: each value as its text, a
@@ -18,6 +19,15 @@ import java.sql.SQLException;
  */
 public final class QueryRows {
     private QueryRows() {
+    }
+
+    /**
+     * {@link #read}'s bytes as Base64 text: py4j hands a string over as it is, where it decodes a byte
+     * array byte by byte in Python (seconds for the megabytes of a reconcile's pairs).
+     */
+    public static String readBase64(Connection connection, String sql, byte[] parameters, int maxRows)
+            throws SQLException, IOException {
+        return Base64.getEncoder().encodeToString(read(connection, sql, parameters, maxRows));
     }
 
     /**
