@@ -111,7 +111,7 @@ class Comparer:
         if negative:
             raise LogicalError(f"range cache: the replica's range {negative[0]} has a negative row count")
         found, larger = bisection.split(nodes)
-        bisection.settle(level, nodes)
+        bisection.settle(level)
         return bisection.ranges - counted, found, larger, null_keys
 
     def _next_level(self, depth: int, larger: list[Node]) -> list[Level]:

@@ -23,8 +23,10 @@ from extract.reconcile.replica_side import ISO_DATES, land_tombstones
 from extract.source.dialects.postgres import PostgresDialect
 from extract.state.run_log import RunRecord
 
-#: Keys read by one partition: one statement whose filter lists them.
-KEYS_PER_PARTITION = 500
+#: Keys read by one partition: one statement whose filter lists them (a key of several columns lists
+#: each as a conjunction, heavier to plan).
+KEYS_PER_PARTITION = 2000
+KEYS_PER_PARTITION_COMPOSITE = 500
 _TARGET = PostgresDialect()
 
 
@@ -49,7 +51,8 @@ def land_upserts(run: ActiveRun[RunRecord], plan: TablePlan, repairs: Repairs) -
     if not keys:
         return 0
     context, record = run.context, run.record
-    chunks = [keys[i : i + KEYS_PER_PARTITION] for i in range(0, len(keys), KEYS_PER_PARTITION)]
+    size = KEYS_PER_PARTITION if len(plan.source_keys) == 1 else KEYS_PER_PARTITION_COMPOSITE
+    chunks = [keys[i : i + size] for i in range(0, len(keys), size)]
     order = tuple(plan.source_keys)
     parts = [Segment(f"keys {i}", order, _key_filter(context, plan, chunk)) for i, chunk in enumerate(chunks, 1)]
     partitions = [Partition(i, part.name, None, None) for i, part in enumerate(parts, 1)]

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import pairwise
+from typing import TypeVar
 
 from extract.lifecycle.context import RunContext
 from extract.partitions.plan import Segment, plan_partitions
@@ -18,6 +19,8 @@ from extract.reconcile.hashes import RowHashes
 from extract.reconcile.queries import HashedRelation, level_query, pairs_query
 from extract.reconcile.tree import Figures, HashSpace, Level, Node
 from extract.source.dialects.partition_sql import range_filter
+
+T = TypeVar("T")
 
 #: Source rows as text: key text, row hash, the key's positions, then whether the cursor is recent.
 SourcePair = tuple[str | None, ...]
@@ -81,18 +84,29 @@ class SourceSide:
 
     def level(self, level: Level) -> dict[int, Figures]:
         figures: dict[int, Figures] = {}
-        # Below the first level, a level's part is a slice of an ordered key: one index read.
-        ranges = [""] if self.side.ordered_key and level.parents is not None else self.ranges
-        queries = [level_query(self.side, self.space, level, within) for within in ranges]
+        if self.side.ordered_key and level.parents is not None:
+            # Below the first level, a level's part is a slice of an ordered key: index reads of its pieces.
+            pieces = _pieces(level.parents, self._queries_at_once)
+            queries = [level_query(self.side, self.space, Level(level.depth, piece)) for piece in pieces]
+        else:
+            queries = [level_query(self.side, self.space, level, within) for within in self.ranges]
         for row in self._read(queries):
             node, rows, checksum, null_keys = (_integer(v) for v in row)
             figures[node] = figures.get(node, Figures()) + Figures(rows, checksum, null_keys)
         return figures
 
     def pairs(self, leaves: Sequence[Node]) -> list[SourcePair]:
-        if self.side.ordered_key:  # the turn's slice of the key: one index read
-            return self._read([pairs_query(self.side, self.space, leaves)])
+        if self.side.ordered_key:  # the turn's slice of the key: index reads of its pieces
+            pieces = _pieces(sorted(leaves, key=self._place), self._queries_at_once)
+            return self._read([pairs_query(self.side, self.space, piece) for piece in pieces])
         return self._read([pairs_query(self.side, self.space, leaves, within) for within in self.ranges])
+
+    @property
+    def _queries_at_once(self) -> int:
+        return self.context.settings.reconcile.source_queries
+
+    def _place(self, node: Node) -> int:
+        return node.index * self.space.divisor(node.depth)
 
     def _read(self, queries: list[str]) -> list[tuple[str | None, ...]]:
         """The rows of `queries`, TIDEMARK_RECONCILE_SOURCE_QUERIES at a time, each on a pooled connection."""
@@ -109,6 +123,12 @@ class SourceSide:
         workers = min(len(queries), self.context.settings.reconcile.source_queries)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="source-range") as pool:
             return [row for rows in pool.map(read, queries) for row in rows]
+
+
+def _pieces(items: Sequence[T], count: int) -> list[list[T]]:
+    """`items` (in key order) cut into at most `count` consecutive pieces of about equal length."""
+    size = max(1, -(-len(items) // count))
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 
 def _integer(value: str | None) -> int:

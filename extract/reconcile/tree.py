@@ -104,8 +104,8 @@ class Bisection:
 
     def record(self, level: Level, source: dict[int, Figures], replica: dict[int, Figures]) -> list[Node]:
         """Store a level's answers (index -> figures, empty ranges left out) and derive each parent's last
-        child; returns the ranges of the level that later steps read: under parents, every range; at the
-        first level, only those that differ. A level under parents may come in parts."""
+        child; returns the ranges that differ, the only ones whose figures are kept (and read later). A
+        level under parents may come in parts."""
         self.queries += level.depth not in self._depths
         self._depths.add(level.depth)
         if level.parents is None:
@@ -117,29 +117,33 @@ class Bisection:
                 self.source[node] = source.get(node.index, EMPTY)
                 self.replica[node] = replica.get(node.index, EMPTY)
             return nodes
-        nodes = [c for p in level.parents for c in self.space.children(Node(level.depth - 1, p))]
-        for node in nodes:
-            self.source[node] = source.get(node.index, EMPTY)
-            self.replica[node] = replica.get(node.index, EMPTY)
-        self.ranges += len(nodes)
+        # Per parent, in plain integers: a part of a level holds tens of thousands of ranges.
+        factor, depth = self.space.factor, level.depth
+        nodes = []
         for parent in level.parents:
-            self._derive_last_child(Node(level.depth - 1, parent))
+            above = Node(depth - 1, parent)
+            first = parent * factor
+            source_last, replica_last = self.source[above], self.replica[above]
+            for index in range(first, first + factor - 1):
+                theirs, mine = source.get(index, EMPTY), replica.get(index, EMPTY)
+                source_last, replica_last = source_last - theirs, replica_last - mine
+                if theirs != mine:
+                    nodes.append(self._keep(Node(depth, index), theirs, mine))
+            if source_last != replica_last:
+                nodes.append(self._keep(Node(depth, first + factor - 1), source_last, replica_last))
+        self.ranges += factor * len(level.parents)
+        self.derived += len(level.parents)
         return nodes
 
-    def _derive_last_child(self, parent: Node) -> None:
-        *siblings, last = self.space.children(parent)
-        for figures in (self.source, self.replica):
-            figures[last] = figures[parent] - sum((figures[s] for s in siblings), EMPTY)
-        self.derived += 1
+    def _keep(self, node: Node, source: Figures, replica: Figures) -> Node:
+        self.source[node], self.replica[node] = source, replica
+        return node
 
-    def settle(self, level: Level, nodes: Iterable[Node]) -> None:
-        """Forget what no later step reads: the figures of `level`'s ranges that agree, and of its parents.
-        What stays grows with the differences, not with the table."""
-        settled = [n for n in nodes if not self.differs(n)]
-        if level.parents is not None:
-            settled += [Node(level.depth - 1, p) for p in level.parents]
-        for node in settled:
-            del self.source[node], self.replica[node]
+    def settle(self, level: Level) -> None:
+        """Forget the figures of `level`'s parents, once it is recorded: with the ranges that agree never
+        kept, what stays grows with the differences, not with the table."""
+        for parent in level.parents or ():
+            del self.source[Node(level.depth - 1, parent)], self.replica[Node(level.depth - 1, parent)]
 
     def differs(self, node: Node) -> bool:
         return self.source[node] != self.replica[node]
