@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import base64
+import json
 import struct
 from collections.abc import Sequence
 from typing import Any
@@ -35,13 +35,12 @@ class JdbcConnection:
 
     def query(self, sql: str, params: Sequence[str] = (), max_rows: int = 0) -> list[tuple[str | None, ...]]:
         """The rows of `sql` (its ? parameters bound to `params`); with `max_rows`, the server stops there.
-        The whole result comes back in one call into the JVM, not one per value."""
+        The whole result comes back in one call into the JVM, as JSON text, not one call per value."""
         try:
-            text = self._jvm.tidemark.landing.QueryRows.readBase64(self._conn, sql, encode_values(params), max_rows)
-            encoded = base64.b64decode(text)
+            text = self._jvm.tidemark.landing.QueryRows.readJson(self._conn, sql, encode_values(params), max_rows)
         except Exception as exc:
             raise SourceError(f"query on {self._url.display} failed: {java_message(exc)}") from None
-        return decode_rows(encoded)
+        return [tuple(row) for row in json.loads(text)]
 
     def close(self) -> None:
         self._conn.close()
@@ -77,20 +76,3 @@ def encode_values(values: Sequence[str | None]) -> bytes:
             text = value.encode("utf-8")
             parts.append(struct.pack(">i", len(text)) + text)
     return b"".join(parts)
-
-
-def decode_rows(encoded: bytes) -> list[tuple[str | None, ...]]:
-    """Rows as tidemark.landing.QueryRows writes them: the width, then per value a length (-1: NULL)
-    and its UTF-8 bytes."""
-    (width,) = struct.unpack_from(">i", encoded, 0)
-    offset = 4
-    values: list[str | None] = []
-    while offset < len(encoded):
-        (length,) = struct.unpack_from(">i", encoded, offset)
-        offset += 4
-        if length < 0:
-            values.append(None)
-        else:
-            values.append(encoded[offset : offset + length].decode("utf-8"))
-            offset += length
-    return [tuple(values[i : i + width]) for i in range(0, len(values), width)]

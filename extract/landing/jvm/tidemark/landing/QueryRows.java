@@ -1,44 +1,32 @@
 package tidemark.landing;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Base64;
 
 /**
- * A query's whole result as one byte array, for the Python driver: each value as its text, a
- * 4-byte length then its UTF-8 bytes, -1 for NULL; rows one after another. One py4j call
- * carries thousands of rows, where reading them value by value would cost a call each.
+ * A query's whole result as one string, for the Python driver: a JSON array of rows, each an array
+ * of its values' texts (null for NULL). One py4j call carries thousands of rows, where reading them
+ * value by value would cost a call each; py4j hands a string over as it is (a byte array it decodes
+ * byte by byte in Python), and Python parses JSON in C.
  */
 public final class QueryRows {
     private QueryRows() {
     }
 
     /**
-     * {@link #read}'s bytes as Base64 text: py4j hands a string over as it is, where it decodes a byte
-     * array byte by byte in Python (seconds for the megabytes of a reconcile's pairs).
-     */
-    public static String readBase64(Connection connection, String sql, byte[] parameters, int maxRows)
-            throws SQLException, IOException {
-        return Base64.getEncoder().encodeToString(read(connection, sql, parameters, maxRows));
-    }
-
-    /**
      * The rows of {@code sql}, at most {@code maxRows} (0: all), its parameters bound as strings:
-     * {@code parameters} holds them in the format of the result (lengths then UTF-8 bytes, no width),
-     * so that binding them costs no call each either.
+     * {@code parameters} holds them as a 4-byte length (-1: NULL) then the UTF-8 bytes of each, so
+     * that binding them costs no call each either.
      */
-    public static byte[] read(Connection connection, String sql, byte[] parameters, int maxRows)
+    public static String readJson(Connection connection, String sql, byte[] parameters, int maxRows)
             throws SQLException, IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bytes);
+        StringBuilder json = new StringBuilder("[");
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setFetchSize(10000);
             statement.setMaxRows(maxRows);
@@ -55,22 +43,46 @@ public final class QueryRows {
             }
             try (ResultSet rows = statement.executeQuery()) {
                 int width = rows.getMetaData().getColumnCount();
-                out.writeInt(width);
                 while (rows.next()) {
+                    json.append(json.length() == 1 ? "[" : ",[");
                     for (int i = 1; i <= width; i++) {
-                        String value = rows.getString(i);
-                        if (value == null) {
-                            out.writeInt(-1);
-                        } else {
-                            byte[] text = value.getBytes(StandardCharsets.UTF_8);
-                            out.writeInt(text.length);
-                            out.write(text);
+                        if (i > 1) {
+                            json.append(',');
                         }
+                        appendString(json, rows.getString(i));
                     }
+                    json.append(']');
                 }
             }
         }
-        out.flush();
-        return bytes.toByteArray();
+        return json.append(']').toString();
+    }
+
+    private static void appendString(StringBuilder json, String value) {
+        if (value == null) {
+            json.append("null");
+            return;
+        }
+        json.append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') {
+                json.append('\\').append(c);
+            } else if (c < 0x20 || Character.isSurrogate(c) && !validPair(value, i)) {
+                // JSON's escapes for control characters; a lone surrogate (no character) as U+FFFD.
+                json.append(String.format("\\u%04x", Character.isSurrogate(c) ? 0xFFFD : (int) c));
+            } else {
+                json.append(c);
+            }
+        }
+        json.append('"');
+    }
+
+    private static boolean validPair(String value, int i) {
+        char c = value.charAt(i);
+        if (Character.isHighSurrogate(c)) {
+            return i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1));
+        }
+        return i > 0 && Character.isHighSurrogate(value.charAt(i - 1));
     }
 }
