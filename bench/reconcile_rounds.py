@@ -137,13 +137,13 @@ def measure(
     on_peer_failure: Callable[[str, Exception], None] | None = None,
 ) -> dict[str, Any]:
     """Every level's figures, put in `section` (when given) as each level is measured; first, the one
-    reconcile that stores the replica's hashes. Without `peers`, reladiff (installed with them) is left
+    reconcile of the fresh replica. Without `peers`, reladiff (installed with them) is left
     out; a level where it fails says so (`reladiff_failed`), is reported to `on_peer_failure`, and the
     levels go on (without `on_peer_failure`, its failure ends the section)."""
     section = {} if section is None else section
     replica_names = project.replica()
     replica = sql.Identifier(*replica_names)
-    say("reconcile: the first one (stores the replica's row hashes, once)")
+    say("reconcile: the first one of the fresh replica")
     databases.settle()
     first, _ = tidemark_reconcile(project)
     found: list[dict[str, Any]] = []

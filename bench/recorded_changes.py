@@ -89,11 +89,8 @@ def measure(
         enable_table(conn, workload.SCHEMA, workload.TABLE)
     clock_seed = HEADER + "bench,Items,,,true,clock\n"
     project = TidemarkProject(work / "tidemark-recorded", bench_db.env, bench_db.target_url, clock_seed)
-    say("recorded changes: the clock reader's first sync, and a first reconcile (not timed)")
+    say("recorded changes: the clock reader's first sync (not timed)")
     project.sync()
-    # A replica's first reconcile stores its row hashes (one rewrite of the table): not what a scheduled one
-    # costs.
-    project.command("reconcile", "--table", "bench.Items", "--dbt", MERGE)
     section["clock_changes"] = _change(bench_db.source_url, percent, 0)
     bench_db.settle(vacuum=True)
     say("recorded changes: the clock-watermark sync")
