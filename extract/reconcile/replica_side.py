@@ -92,9 +92,15 @@ class ReplicaSide:
         return {int(node): Figures(int(count), int(checksum), int(nulls)) for node, count, checksum, nulls in rows}
 
     def pairs(self, leaves: Sequence[Node]) -> list[ReplicaPair]:
-        rows = self.conn.execute(pairs_query(self.side, self.space, leaves)).fetchall()
+        # Every value as text, as the source's come: written by the server, not converted one by one here.
+        extra = "".join(f", p.tidemark_extra_{i}" for i in range(1, len(self.side.extra) + 1))
+        query = (
+            "select p.tidemark_key, cast(p.tidemark_key_hash as text), cast(p.tidemark_hash as text)"
+            f"{extra} from ({pairs_query(self.side, self.space, leaves)}) as p"
+        )
+        rows: list[ReplicaPair] = self.conn.execute(query).fetchall()
         self.conn.commit()
-        return [tuple(None if v is None else str(v) for v in row) for row in rows]
+        return rows
 
 
 def ensure_tombstone_table(conn: psycopg.Connection, names: TargetNames, keys: Sequence[MappedColumn]) -> None:

@@ -110,15 +110,16 @@ class SourceSide:
 
     def _read(self, queries: list[str]) -> list[tuple[str | None, ...]]:
         """The rows of `queries`, TIDEMARK_RECONCILE_SOURCE_QUERIES at a time, each on a pooled connection."""
-        if len(queries) == 1:
-            return self.context.source.query(queries[0])
         sources = self.context.sources
 
         def read(query: str) -> list[tuple[str | None, ...]]:
             try:
                 return self.context.source.query(query)
             finally:
-                sources.release()  # the next range, on whichever thread, takes the connection over
+                sources.release()  # the next query, on whichever thread, takes the connection over
+
+        if len(queries) == 1:
+            return read(queries[0])
 
         workers = min(len(queries), self.context.settings.reconcile.source_queries)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="source-range") as pool:
