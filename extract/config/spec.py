@@ -193,7 +193,7 @@ PG_PORT = Setting("TIDEMARK_PG_PORT", v.PORT, "54329", "the embedded PostgreSQL'
 # The tools tidemark runs.
 JAVA_HOME = Setting("JAVA_HOME", v.PATH, None, "the JDK Spark runs on, else java on PATH")
 SPARK_LOCAL_IP = Setting("SPARK_LOCAL_IP", v.TEXT, "127.0.0.1", "the address Spark binds", reader="spark")
-#: Spark's default heap (1g) is too small for a reconcile of dense differences on a large table.
+#: Twice Spark's default heap (1g), which once ran out in a reconcile that compared through Spark.
 SPARK_DRIVER_MEMORY = Setting(
     "SPARK_DRIVER_MEMORY", v.MEMORY, "2g", "the heap of Spark's driver JVM when tidemark starts it", reader="spark"
 )

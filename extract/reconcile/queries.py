@@ -39,7 +39,7 @@ def _where(conditions: Sequence[str]) -> str:
 def level_query(side: HashedRelation, space: HashSpace, level: Level, within: str = "") -> str:
     """Rows: range index, row count, sum of row hashes (exact), rows with a NULL key; only ranges with rows.
 
-    `within` narrows the rows further (a key range of the source, read as one Spark task)."""
+    `within` narrows the rows further (a key range of the source, one query of several at once)."""
     dialect = side.dialect
     node = f"{side.key_hash} / {space.divisor(level.depth)}"
     conditions = [side.where, within]
