@@ -25,7 +25,7 @@ from extract.planning.table_plan import TablePlan
 from extract.readers.read_start import changed_rows_bound
 from extract.readers.table_reader import RunLogReader
 from extract.reconcile.boundary import KeyBounds, count_outside, key_bounds, tombstone_outside
-from extract.reconcile.classify import Classifier, Pair, Repairs
+from extract.reconcile.classify import Classifier, Repairs
 from extract.reconcile.compare import Comparer
 from extract.reconcile.guards import DeleteGuard, check_guards, moved_keys, refuse_pending_runs, replica_rows
 from extract.reconcile.hashes import RowHashes, row_hashes
@@ -51,7 +51,7 @@ class ReconcileReader(RunLogReader):
     options: ReconcileOptions
     observer: Observer
     result: ReconcileResult | None = None
-    _source_pairs: list[Pair] = field(default_factory=list)
+    _compared: dict[str, str] = field(default_factory=dict)
 
     def _say(self, text: str) -> None:
         self.observer(Note(self.table, text))
@@ -137,7 +137,7 @@ class ReconcileReader(RunLogReader):
         if after_landing:
             moved = moved_keys(conn, plan, record.run_id)
             check_guards(plan, total, deletes - moved, options.allow_mass_delete, guard)
-        result.vanished = recheck(conn, context, plan, record.run_id, self._source_pairs, repairs)
+        result.vanished = recheck(conn, context, plan, record.run_id, self._compared, repairs)
         analyze_landed(conn, plan.names)
         result.status = "landed"
 
@@ -178,7 +178,7 @@ class ReconcileReader(RunLogReader):
                 f"{plan.config.key}: {null_keys:,} source row(s) have a NULL in a key column "
                 f"({', '.join(plan.table.primary_key)}): a replica cannot hold them; fix the source"
             )
-        self._source_pairs = classifier.compared
+        self._compared = classifier.compared
         return classifier.repairs
 
     def output_state(self, conn: psycopg.Connection, record: RunRecord) -> StreamState:

@@ -138,14 +138,15 @@ def _classify_leaf(source: dict[str, Pair], replica: dict[str, Pair], recent: bo
 @dataclass
 class Classifier:
     """Classifies the pairs of each turn of a comparison, keeping only what the repairs need: their
-    keys, and the source's pairs of the keys re-read (the re-check compares them with what lands)."""
+    keys, and the source's row hash of each key re-read (the re-check compares it with what lands)."""
 
     bisection: Bisection
     recent: bool
     repairs: Repairs = field(default_factory=Repairs)
-    compared: list[Pair] = field(default_factory=list)
+    #: Key text -> the row hash the source's row had when compared, for each key re-read.
+    compared: dict[str, str] = field(default_factory=dict)
 
     def __call__(self, leaves: list[Node], source: list[Pair], replica: list[Pair]) -> None:
         found = classify(source, replica, leaves, self.bisection, self.recent)
         self.repairs.absorb(found)
-        self.compared.extend(pair for pair in source if str(pair[0]) in found.upserts)
+        self.compared.update((str(p[0]), str(p[2])) for p in source if str(p[0]) in found.upserts)

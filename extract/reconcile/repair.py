@@ -4,7 +4,7 @@ landed against the rows that were compared, before the run is marked landed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import psycopg
 from psycopg import sql
@@ -17,7 +17,7 @@ from extract.lifecycle.active_run import ActiveRun
 from extract.lifecycle.context import RunContext
 from extract.partitions.plan import Partition, Segment
 from extract.planning.table_plan import TablePlan
-from extract.reconcile.classify import Pair, Repairs
+from extract.reconcile.classify import Repairs
 from extract.reconcile.hashes import row_hashes
 from extract.reconcile.replica_side import ISO_DATES, land_tombstones
 from extract.source.dialects.postgres import PostgresDialect
@@ -79,7 +79,7 @@ def recheck(
     context: RunContext,
     plan: TablePlan,
     run_id: int,
-    source: Sequence[Pair],
+    compared: Mapping[str, str],
     repairs: Repairs,
 ) -> int:
     """Each re-read row must hash as its source row did when compared: else the two sides' texts of a
@@ -98,7 +98,6 @@ def recheck(
     ).fetchall()
     conn.commit()
     landed = {str(key): str(row_hash) for key, row_hash in rows}
-    compared = {str(p[0]): str(p[2]) for p in source if str(p[0]) in repairs.upserts}
     differ = [key for key, row_hash in landed.items() if compared.get(key) != row_hash]
     if differ:
         raise KeyValueRefused(
