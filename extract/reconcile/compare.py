@@ -20,7 +20,7 @@ U = TypeVar("U")
 
 
 #: The most ranges a part of a level asks of each side (an ordered key's levels come in parts).
-PART_RANGES = 65_536
+PART_RANGES = 16_384
 
 #: Handed each turn of the pair comparison: its ranges, the source's pairs and the replica's.
 PairsHandler = Callable[[list[Node], list[Pair], list[Pair]], None]
@@ -71,6 +71,7 @@ class Comparer:
                     self._note(f"pairs of the differing ranges, turn {number} of {len(groups)}")
                 source_pairs, replica_pairs = _both(pool, partial(source.pairs, group), partial(replica.pairs, group))
                 on_pairs(group, source_pairs, replica_pairs)
+                self.bisection.forget(group)  # classified: no later step reads these ranges' figures
         return null_keys
 
     def _note(self, text: str) -> None:

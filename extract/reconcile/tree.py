@@ -145,6 +145,10 @@ class Bisection:
         for parent in level.parents or ():
             del self.source[Node(level.depth - 1, parent)], self.replica[Node(level.depth - 1, parent)]
 
+    def forget(self, nodes: Iterable[Node]) -> None:
+        for node in nodes:
+            del self.source[node], self.replica[node]
+
     def differs(self, node: Node) -> bool:
         return self.source[node] != self.replica[node]
 
