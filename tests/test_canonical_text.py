@@ -1,6 +1,6 @@
 """A value's canonical text and a text's hashes have one definition, the state schema's functions
-(extract/state/schema.sql): their bodies inlined, as the source's side and verify write them, give
-what the replica's generated hash columns compute, value for value."""
+(extract/state/schema.sql): their bodies inlined, as both sides of a comparison write them, give what
+calling the functions computes, value for value."""
 
 from __future__ import annotations
 
@@ -36,6 +36,11 @@ def test_every_form_has_a_value_here() -> None:
     assert set(VALUES) == CANONICAL_KINDS
 
 
+def _call(function: str, arguments: list[str]) -> str:
+    """A call of the state schema's `function`."""
+    return f"{StateSchema().function_text(function)}({', '.join(arguments)})"
+
+
 @pytest.fixture
 def target(project: Project) -> Iterator[psycopg.Connection]:
     with psycopg.connect(project.target_url, autocommit=True) as conn:
@@ -44,23 +49,20 @@ def target(project: Project) -> Iterator[psycopg.Connection]:
 
 
 @pytest.mark.parametrize("kind", sorted(VALUES))
-def test_the_inlined_form_writes_a_value_as_the_stored_one(target: psycopg.Connection, kind: str) -> None:
+def test_the_inlined_form_writes_a_value_as_the_function_does(target: psycopg.Connection, kind: str) -> None:
     value, length, text = VALUES[kind]
     for given, expected in ((value, text), (f"(case when false then {value} end)", None)):
         inlined = canonical.canonical_text(given, kind, length)
-        stored = canonical.stored_canonical_text(StateSchema(), given, kind, length)
-        assert target.execute(f"select {inlined}, {stored}").fetchone() == (expected, expected)
+        (name, _), arguments = canonical._form(given, kind, length)
+        called = _call(name, arguments)
+        assert target.execute(f"select {inlined}, {called}").fetchone() == (expected, expected)
 
 
-def test_the_inlined_hashes_are_the_stored_ones(target: psycopg.Connection) -> None:
+def test_the_inlined_hashes_are_the_functions(target: psycopg.Connection) -> None:
     row = canonical.row_text(["'Zoë'", "null", "'1.5'"])
-    stored_row = canonical.stored_row_text(["'Zoë'", "null", "'1.5'"])
     hashes = [canonical.hash_bits(row, 64), canonical.hash_bits(row, 60)]
-    stored = [
-        canonical.stored_hash_bits(StateSchema(), stored_row, 64),
-        canonical.stored_hash_bits(StateSchema(), stored_row, 60),
-    ]
-    found = target.execute(f"select {', '.join(hashes + stored)}, {row}").fetchone()
+    called = [_call("tidemark_hash64", [row]), _call("tidemark_hash60", [row])]
+    found = target.execute(f"select {', '.join(hashes + called)}, {row}").fetchone()
     assert found is not None
     assert found[:2] == found[2:4]
     assert found[4] == "Zoë\x1f\\N\x1f1.5"

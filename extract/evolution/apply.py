@@ -167,7 +167,7 @@ def evolve(conn: psycopg.Connection, plan: TablePlan, drift: Drift) -> list[Appl
     types = {c.target_name: c.target_type for c in plan.columns}
     applied = _planned(drift, plan.config.on_schema_change)
     statements: list[sql.Composed] = [
-        # They hash every column: the next reconcile builds them again for the new columns.
+        # The hash columns earlier versions kept for reconcile: every merge paid for them.
         sql.SQL("alter table {} drop column if exists {}, drop column if exists {}").format(
             replica, sql.Identifier(KEY_HASH_COLUMN), sql.Identifier(ROW_HASH_COLUMN)
         )

@@ -19,7 +19,7 @@ from extract.partitions.plan import Partition, Segment
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.classify import Repairs
 from extract.reconcile.hashes import row_hashes
-from extract.reconcile.replica_side import ISO_DATES, land_tombstones
+from extract.reconcile.replica_side import ISO_DATES_LOCAL, land_tombstones
 from extract.source.dialects.postgres import PostgresDialect
 from extract.state.run_log import RunRecord
 
@@ -86,7 +86,7 @@ def recheck(
     row disagree (or the source changed meanwhile), and nothing is applied. Returns the keys that
     vanished from the source between the comparison and the re-read (left to the next reconcile)."""
     staged = row_hashes(context.dialect, plan, qualifier="s.")
-    conn.execute(ISO_DATES.replace("set ", "set local ", 1))
+    conn.execute(ISO_DATES_LOCAL)
     rows = conn.execute(
         sql.SQL("select {}, {} from {} as s where s.{} = %s").format(
             sql.SQL(staged.replica_key_text),

@@ -53,6 +53,8 @@ def drop_stored_hashes(conn: psycopg.Connection, names: TargetNames) -> bool:
 #: The replica's session writes dates as the source's JDBC session does, whatever the server's default:
 #: the plain texts of both sides must match.
 ISO_DATES = "set datestyle = 'ISO, YMD'"
+#: The same, for the current transaction only.
+ISO_DATES_LOCAL = "set local datestyle = 'ISO, YMD'"
 
 
 def comparison_session(conn: psycopg.Connection) -> None:

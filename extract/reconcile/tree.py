@@ -68,10 +68,6 @@ class HashSpace:
         """key place // divisor(d) is the index of the place's range at depth d."""
         return 1 << max(0, self.bits - self.level_bits * depth)
 
-    def children(self, node: Node) -> list[Node]:
-        first = node.index * self.factor
-        return [Node(node.depth + 1, first + i) for i in range(self.factor)]
-
     def first_depth(self, rows: int, leaf_rows: int) -> int:
         """The shallowest depth whose ranges hold at most leaf_rows * factor rows each (on average)."""
         depth = 1
@@ -112,11 +108,9 @@ class Bisection:
             indexes = source.keys() | replica.keys()
             self.ranges += len(indexes)
             differ = (i for i in indexes if source.get(i, EMPTY) != replica.get(i, EMPTY))
-            nodes = [Node(level.depth, i) for i in sorted(differ)]
-            for node in nodes:
-                self.source[node] = source.get(node.index, EMPTY)
-                self.replica[node] = replica.get(node.index, EMPTY)
-            return nodes
+            return [
+                self._keep(Node(level.depth, i), source.get(i, EMPTY), replica.get(i, EMPTY)) for i in sorted(differ)
+            ]
         # Per parent, in plain integers: a part of a level holds tens of thousands of ranges.
         factor, depth = self.space.factor, level.depth
         nodes = []
@@ -142,23 +136,18 @@ class Bisection:
     def settle(self, level: Level) -> None:
         """Forget the figures of `level`'s parents, once it is recorded: with the ranges that agree never
         kept, what stays grows with the differences, not with the table."""
-        for parent in level.parents or ():
-            del self.source[Node(level.depth - 1, parent)], self.replica[Node(level.depth - 1, parent)]
+        self.forget(Node(level.depth - 1, parent) for parent in level.parents or ())
 
     def forget(self, nodes: Iterable[Node]) -> None:
         for node in nodes:
             del self.source[node], self.replica[node]
 
-    def differs(self, node: Node) -> bool:
-        return self.source[node] != self.replica[node]
-
     def split(self, nodes: Iterable[Node]) -> tuple[list[Node], list[Node]]:
-        """Of the ranges that differ: those to compare pair by pair, and those to split further."""
+        """Of the ranges that differ (as `record` returns them): those to compare pair by pair, and those to
+        split further."""
         leaves: list[Node] = []
         larger: list[Node] = []
         for node in nodes:
-            if not self.differs(node):
-                continue
             small = max(self.source[node].rows, self.replica[node].rows) <= self.leaf_rows
             (leaves if small or node.depth >= self.space.max_depth else larger).append(node)
         return leaves, larger

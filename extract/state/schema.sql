@@ -444,11 +444,10 @@ left join {state}.stream_checks as checks on committed.table_key = checks.table_
 -- The canonical text of a value, one function per form (extract/project/verify.py's kind_of
 -- says which form a replica column takes), and the two hashes reconcile takes of a row's text:
 -- the one definition of both in PostgreSQL. extract/source/dialects/postgres_canonical.py
--- writes a call of these, or their body inlined where the database has no such schema (the
--- stand-in source) and where a plain expression serves (verify's checksums).
--- Immutable, so a replica can keep its hashes as generated columns: to_char is only stable
--- because some patterns follow the locale, which these do not, and the output of types like
--- interval follows a setting (IntervalStyle) that tidemark's sessions leave at its default.
+-- writes their bodies inlined, on the stand-in source (which has no such schema) and on the
+-- target alike. Immutable: to_char is only stable because some patterns follow the locale,
+-- which these do not, and the output of types like interval follows a setting (IntervalStyle)
+-- that tidemark's sessions leave at its default.
 create or replace function {state}.tidemark_int_text(value bigint) returns text
 language sql immutable strict parallel safe
 as $$ select cast(value as text) $$;

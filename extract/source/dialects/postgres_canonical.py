@@ -1,10 +1,9 @@
 """A value's canonical text and a text's hashes in PostgreSQL, as SQL expressions, from their one
 definition: the functions of the state schema (extract/state/schema.sql, end).
 
-A database that has that schema (the target) can call them; one that has not (PostgreSQL as the
-source) gets their bodies inlined, which also spares a call per row where an expression is as good.
-So the source's side and the replica's side of every comparison (verify, quality checks, reconcile)
-write a value alike.
+Their bodies are inlined, on the source (which has no such schema) and on the target alike, which
+also spares a call per row. So the source's side and the replica's side of every comparison
+(verify, quality checks, reconcile) write a value alike.
 """
 
 from __future__ import annotations
@@ -13,8 +12,8 @@ import re
 from collections.abc import Sequence
 from importlib import resources
 
-from extract.core.state_schema import SCHEMA_PLACEHOLDER, StateSchema
-from extract.source.dialects.base import joined_text, text_or_null_mark
+from extract.core.state_schema import SCHEMA_PLACEHOLDER
+from extract.source.dialects.base import joined_text
 
 _FUNCTION = re.compile(
     rf"create or replace function \{{{SCHEMA_PLACEHOLDER}\}}\.(?P<name>\w+)\((?P<parameters>[^)]*)\)"
@@ -51,11 +50,6 @@ _FORMS = {
     "char": ("tidemark_char_text", "bpchar"),
 }
 _ANY_FORM = ("tidemark_any_text", "anyelement")
-#: Functions whose body PostgreSQL deems only stable (to_char, a cast of any type to text): a
-#: generated column calls them, as they are declared immutable. It takes the other bodies inline,
-#: which spares a call per row; and the hash columns replicas keep were generated from exactly these
-#: expressions (a different one would make reconcile build them again).
-_STABLE_BODIES = frozenset({"tidemark_stamp_text", "tidemark_date_text", "tidemark_time_text", "tidemark_any_text"})
 
 
 def _inline(function: tuple[str, str], arguments: Sequence[str]) -> str:
@@ -67,10 +61,6 @@ def _inline(function: tuple[str, str], arguments: Sequence[str]) -> str:
     return "".join(p if i % 2 else pattern.sub(lambda m: by_name[m.group(1)], p) for i, p in enumerate(parts))
 
 
-def _call(state: StateSchema, function: tuple[str, str], arguments: Sequence[str]) -> str:
-    return f"{state.function_text(function[0])}({', '.join(arguments)})"
-
-
 def _form(quoted: str, kind: str, length: int | None) -> tuple[tuple[str, str], list[str]]:
     function = _FORMS.get(kind, _ANY_FORM)
     return function, [quoted, str(length or 1)] if kind == "char" else [quoted]
@@ -80,13 +70,6 @@ def canonical_text(quoted: str, kind: str, length: int | None) -> str:
     """The canonical text of `kind` of the column `quoted`, NULL when it is NULL, needing nothing of the
     state schema. `length` is a char(n) column's n."""
     return _inline(*_form(quoted, kind, length))
-
-
-def stored_canonical_text(state: StateSchema, quoted: str, kind: str, length: int | None) -> str:
-    """`canonical_text`, written so that a generated column of the target takes it (calling a function of
-    the state schema `state` where it must)."""
-    function, arguments = _form(quoted, kind, length)
-    return _call(state, function, arguments) if function[0] in _STABLE_BODIES else _inline(function, arguments)
 
 
 def plain_text(quoted: str) -> str:
@@ -107,17 +90,7 @@ def row_text(expressions: Sequence[str]) -> str:
     return joined_text("chr(31)", expressions)
 
 
-def stored_row_text(expressions: Sequence[str]) -> str:
-    """`row_text` from immutable parts only, for a generated column (concat_ws is only stable)."""
-    return " || chr(31) || ".join(text_or_null_mark(e) for e in expressions)
-
-
 def hash_bits(text: str, bits: int) -> str:
     """The md5 of `text` as a bigint: bits=64, its first 64 bits, signed; bits=60, the 60 after the
     first four, never negative. Inlined: needs nothing of the state schema."""
     return _inline((f"tidemark_hash{bits}", "text"), [text])
-
-
-def stored_hash_bits(state: StateSchema, text: str, bits: int) -> str:
-    """`hash_bits` as a call of the state schema's function, for a generated column of the target."""
-    return _call(state, (f"tidemark_hash{bits}", "text"), [text])
