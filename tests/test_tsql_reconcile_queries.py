@@ -9,43 +9,12 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from extract.config.naming import TargetNames
-from extract.config.seeds import SyncTable
-from extract.core.state_schema import StateSchema
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.boundary import KeyBounds
 from extract.reconcile.hashes import row_hashes
 from extract.reconcile.queries import HashedRelation, level_query, pairs_query
 from extract.reconcile.tree import HashSpace, Level, Node
-from extract.source.catalog import SourceColumn, SourceTable
-from extract.source.dialects import TsqlDialect
-from extract.source.typemap import MappedColumn
-
-DIALECT = TsqlDialect()
-
-
-def _column(name: str, base: str, target: str, nullable: bool = True) -> MappedColumn:
-    return MappedColumn(SourceColumn(name, base, None, None, None, nullable, 1), name.lower(), target, "native")
-
-
-CURSORS = {
-    "clock": _column("ModifiedDate", "datetime2", "timestamp(6)"),
-    "modify id": _column("RowVer", "timestamp", "bytea", nullable=False),
-}
-KEYS = {
-    "int": [_column("Id", "int", "integer", False)],
-    "text": [_column("Code]x", "nvarchar", "varchar(10)", False)],
-    "uuid": [_column("rowguid", "uniqueidentifier", "uuid", False)],
-    "composite": [_column("OrderId", "int", "integer", False), _column("Line", "smallint", "smallint", False)],
-}
-
-
-def _plan(keys: list[MappedColumn], cursor: MappedColumn) -> TablePlan:
-    columns = [*keys, _column("Amount", "decimal", "numeric(12,2)"), _column("Note", "nvarchar", "text"), cursor]
-    table = SourceTable("Sales", "Order]s", tuple(c.source for c in columns), tuple(k.source.name for k in keys))
-    return TablePlan(
-        SyncTable("Sales", "Order]s"), table, columns, cursor.source, TargetNames("s", "orders"), StateSchema()
-    )
+from tests.tsql_plans import CURSORS, DIALECT, KEYS, plan_of
 
 
 def _source_side(plan: TablePlan, recent: str, bounds: KeyBounds | None = None) -> HashedRelation:
@@ -66,7 +35,7 @@ def _source_side(plan: TablePlan, recent: str, bounds: KeyBounds | None = None) 
 @pytest.mark.parametrize("key_kind", list(KEYS))
 def test_reconcile_queries_parse_as_tsql(key_kind: str, cursor_kind: str) -> None:
     cursor = CURSORS[cursor_kind]
-    plan = _plan(KEYS[key_kind], cursor)
+    plan = plan_of(KEYS[key_kind], cursor)
     bound: datetime | int = datetime(2026, 11, 1, 12, 30) if cursor_kind == "clock" else 2001
     recent = f"{DIALECT.quote(cursor.source.name)} >= {DIALECT.cursor_literal(bound, cursor.source)}"
     side = _source_side(plan, recent)
@@ -92,7 +61,7 @@ def test_reconcile_queries_parse_as_tsql(key_kind: str, cursor_kind: str) -> Non
 def test_a_whole_number_key_is_placed_by_its_offset_in_tsql() -> None:
     """A key of one whole-number column is placed at its offset from the source's lowest key, in bigint
     arithmetic (no md5 of the key), and the source's rows are limited to the range compared."""
-    plan = _plan(KEYS["int"], CURSORS["clock"])
+    plan = plan_of(KEYS["int"], CURSORS["clock"])
     bounds = KeyBounds("-2147483648", "2147483647", "", True)
     side = _source_side(plan, "1 = 1", bounds)
     space = HashSpace.of(32, row_hashes(DIALECT, plan, bounds).key_bits)

@@ -3,7 +3,10 @@
 A pass asks the source, for many tables in one query, whether any row matches what each table's next run
 would read: the changed-rows filter from the committed watermark (the safety window, and rows with a
 NULL cursor, included). A table that matches none lands no run, needs no merge, and its state stays as
-it was: its next run still reads from the same watermark, so a row that commits later is read then.
+it was: its next run still reads from the same watermark, so a row that commits later is read then. A
+table under a clock cursor whose rows to read are all stamped before the watermark (the safety window's,
+the NULL cursor's) is compared with its replica (extract/readers/merged_already.py): when the replica
+holds each of them as it is, a run would merge nothing, and the table is found unchanged too.
 The check is recorded (the source's clock, modify id, Change Tracking version or CDC LSN read before it),
 so the replica's freshness counts from it.
 
@@ -26,9 +29,12 @@ from extract.core.observer import silent
 from extract.lifecycle.context import RunContext
 from extract.planning.table_plan import TablePlan
 from extract.readers.by_plan import recorded_reader
+from extract.readers.merged_already import merged_already
 from extract.readers.read_start import read_segments
 from extract.readers.recorded_changes import RecordedChangesReader
-from extract.source.watermarks import check_monotonic, read_watermark, usable_watermark
+from extract.source.catalog import SourceColumn
+from extract.source.dialects import Dialect
+from extract.source.watermarks import check_monotonic, parse_watermark, read_watermark, usable_watermark
 from extract.state.unchanged import checkable, record_checks
 
 #: Tables asked about in one query.
@@ -48,7 +54,7 @@ class Unchanged:
 
 
 @dataclass(frozen=True)
-class _Probe:
+class Probe:
     plan: TablePlan
     watermark: str
     #: Whether the next run would read a row, one EXISTS per segment of its read (the changed rows since
@@ -56,10 +62,16 @@ class _Probe:
     #: their disjunction scanned the table until a row matched (0.75 s in 10,000,000 rows). Under Change
     #: Tracking or CDC, one: whether a key changed since the position.
     tests: tuple[str, ...]
+    #: Under a clock cursor, whether a row is stamped at or after the watermark: a change the last run may
+    #: not have read. Without one, the rows `tests` finds were read before, and are compared with the
+    #: replica's. "": any row found runs the table.
+    newer: str = ""
+    #: The conditions of the next run's read, which the comparison reads by.
+    conditions: tuple[str, ...] = ()
 
 
 def find_unchanged(
-    context: RunContext, plans: Sequence[TablePlan], each: Callable[..., Iterable[list[_Probe]]] = map
+    context: RunContext, plans: Sequence[TablePlan], each: Callable[..., Iterable[list[Probe]]] = map
 ) -> list[Unchanged]:
     """Those of `plans` with nothing to read now; their checks are recorded. `each` maps the queries
     over the probes (a thread pool's `map` asks them at once, each thread on its own connection)."""
@@ -85,7 +97,7 @@ def find_unchanged(
 
 def _probes(
     context: RunContext, plans: list[TablePlan], committed: dict[str, str], readings: dict[str, str]
-) -> list[_Probe]:
+) -> list[Probe]:
     probes = []
     for plan in plans:
         position, reading = committed[plan.names.table_key], readings[_kind(context, plan)]
@@ -93,15 +105,25 @@ def _probes(
         if recorded is not None:
             test = _recorded_test(recorded(context, plan, silent), position, reading)
             if test is not None:
-                probes.append(_Probe(plan, position, (test,)))
+                probes.append(Probe(plan, position, (test,)))
             continue
         watermark = usable_watermark(context.dialect, plan.cursor, position)
         conditions = tuple(s.base for s in read_segments(context, plan, watermark) if s.base) if watermark else ()
         if watermark and conditions and _after(plan, watermark, reading):
             table_ref = context.table_ref(plan.table)
             tests = tuple(f"exists (select 1 from {table_ref} where {condition})" for condition in conditions)
-            probes.append(_Probe(plan, watermark, tests))
+            newer = newer_rows_test(context.dialect, table_ref, plan.cursor, watermark)
+            probes.append(Probe(plan, watermark, tests, newer, conditions))
     return probes
+
+
+def newer_rows_test(dialect: Dialect, table_ref: str, cursor: SourceColumn | None, watermark: str) -> str:
+    """The test for a row stamped at or after a clock watermark ("" under a modify id: its read starts at
+    the watermark, with no window read again)."""
+    if cursor is None or dialect.is_modify_id(cursor):
+        return ""
+    since = f"{dialect.quote(cursor.name)} >= {dialect.cursor_literal(parse_watermark(watermark), cursor)}"
+    return f"exists (select 1 from {table_ref} where {since})"
 
 
 def _recorded_test(reader: RecordedChangesReader, position: str, reading: str) -> str | None:
@@ -149,23 +171,39 @@ def _after(plan: TablePlan, watermark: str, reading: str) -> bool:
     return True
 
 
-def _without_rows(
-    context: RunContext, probes: list[_Probe], each: Callable[..., Iterable[list[_Probe]]]
-) -> list[_Probe]:
+def _without_rows(context: RunContext, probes: list[Probe], each: Callable[..., Iterable[list[Probe]]]) -> list[Probe]:
     """The probes whose tables hold no row their next run would read."""
     chunks = [probes[start : start + TABLES_PER_QUERY] for start in range(0, len(probes), TABLES_PER_QUERY)]
     return [probe for empty in each(lambda chunk: _empty_in(context, chunk), chunks) for probe in empty]
 
 
-def _empty_in(context: RunContext, chunk: list[_Probe]) -> list[_Probe]:
-    """One query for the probes of `chunk`: those whose tables hold no row to read."""
-    query = " union all ".join(
-        f"select {number} as probe, case when {' or '.join(p.tests)} then 1 else 0 end as found"
-        for number, p in enumerate(chunk)
-    )
+#: What a probe found: nothing to read, only rows read before (to compare with the replica), or a change.
+_NOTHING, _READ_BEFORE, _CHANGED = "0", "1", "2"
+
+
+def _empty_in(context: RunContext, chunk: list[Probe]) -> list[Probe]:
+    """One query for the probes of `chunk`, then the comparisons it asks for: the probes whose tables hold
+    no row to read, or none their replica does not hold as it is."""
     try:
-        rows = context.source.query(query)
+        rows = context.source.query(probe_query(chunk))
     except SourceError:
         return []  # each table's run says what failed
-    with_rows = {int(str(number)) for number, found in rows if str(found) == "1"}
-    return [p for number, p in enumerate(chunk) if number not in with_rows]
+    found = {int(str(number)): str(state) for number, state in rows}
+    empty = [p for number, p in enumerate(chunk) if found.get(number, _NOTHING) == _NOTHING]
+    to_compare = [p for number, p in enumerate(chunk) if found.get(number) == _READ_BEFORE]
+    if to_compare:
+        with psycopg.connect(context.settings.target.libpq_url) as conn:
+            empty += [p for p in to_compare if merged_already(context, conn, p.plan, p.conditions)]
+    return empty
+
+
+def probe_query(chunk: Sequence[Probe]) -> str:
+    """Rows: each probe's number and what it found."""
+    return " union all ".join(f"select {number} as probe, {_found(p)} as found" for number, p in enumerate(chunk))
+
+
+def _found(probe: Probe) -> str:
+    rows = " or ".join(probe.tests)
+    if not probe.newer:
+        return f"case when {rows} then {_CHANGED} else {_NOTHING} end"
+    return f"case when {probe.newer} then {_CHANGED} when {rows} then {_READ_BEFORE} else {_NOTHING} end"

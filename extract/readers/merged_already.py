@@ -1,0 +1,85 @@
+"""Whether a table's next run would change nothing: every row it would read is in the replica already, as
+it is.
+
+A clock cursor's run reads its safety window again (and the rows of NULL cursor), for late commits: a
+table changed a minute ago used to run on every pass until the window had passed, reading and merging
+the same rows. The check reads those rows' keys and row hashes from the source (the reconcile's hashes,
+extract/reconcile/hashes.py) and compares them with the replica's rows of the same keys. All equal: a run
+would merge nothing, and the pass leaves the table as it is. A row committed late into the window, a row
+changed under a cursor that kept its value (a tie in the cursor's precision, a date cursor, a NULL
+cursor), a row the replica lacks: each differs, and the table runs.
+
+It looks in one direction only: a replica row the source no longer holds is a delete, which the run does
+not see either. Any doubt (a failed query, a key that does not cast back, more rows than it compares)
+answers "run", which is what the pass did before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import psycopg
+from psycopg import sql
+
+from extract.core.errors import SourceError
+from extract.lifecycle.context import RunContext
+from extract.planning.table_plan import TablePlan
+from extract.reconcile.hashes import row_hashes
+from extract.reconcile.replica_side import ISO_DATES_LOCAL
+from extract.source.dialects import Dialect
+
+#: Rows a check compares at most; a table with more to read runs.
+COMPARED_ROWS = 20_000
+
+_REPLICA = "replica."
+
+
+def merged_already(context: RunContext, conn: psycopg.Connection, plan: TablePlan, conditions: Sequence[str]) -> bool:
+    """Whether each source row matching one of `conditions` (the next run's read) is in the replica, as
+    it is; `conn` is the target's."""
+    if not plan.source_keys or len(plan.source_keys) != len(plan.key_columns):
+        return False
+    hashes = row_hashes(context.dialect, plan, qualifier=_REPLICA)
+    query = rows_query(context.dialect, plan, context.table_ref(plan.table), conditions)
+    try:
+        rows = context.source.query(query, max_rows=COMPARED_ROWS + 1)
+    except SourceError:
+        return False
+    if len(rows) > COMPARED_ROWS or any(value is None for row in rows for value in row):
+        return False
+    return not rows or _replica_holds(conn, plan, hashes.replica_row, rows)
+
+
+def rows_query(dialect: Dialect, plan: TablePlan, table_ref: str, conditions: Sequence[str]) -> str:
+    """Rows: the key's texts (as the replica's columns take them), then the row hash, of the source rows
+    matching one of `conditions`."""
+    keys = ", ".join(dialect.key_text(column) for column in plan.source_keys)
+    row_hash = row_hashes(dialect, plan).source_row
+    # One select per condition, as the probe asks them: each can use the cursor's index.
+    return " union all ".join(f"select {keys}, {row_hash} from {table_ref} where {c}" for c in conditions)
+
+
+def _replica_holds(
+    conn: psycopg.Connection, plan: TablePlan, row_hash: str, rows: Sequence[Sequence[str | None]]
+) -> bool:
+    """Whether the replica's rows of the keys of `rows` (key texts, then the source's row hash) are as
+    many, with the same sum of row hashes: the replica's keys are unique, so each row is found once."""
+    listed = json.dumps([dict(zip(plan.key_columns, row[:-1], strict=True)) for row in rows])
+    replica = sql.Identifier(plan.names.schema, plan.names.table)
+    matched = sql.SQL(" and ").join(
+        sql.SQL("replica.{column} = listed.{column}").format(column=sql.Identifier(name)) for name in plan.key_columns
+    )
+    # The listed keys take the replica's own column types, by the columns' names: no type is spelled here.
+    query = sql.SQL(
+        "select count(*), coalesce(sum({row_hash}), 0) from {replica} as replica"
+        " join json_populate_recordset(null::{replica}, %s) as listed on {matched}"
+    ).format(row_hash=sql.SQL(row_hash), replica=replica, matched=matched)
+    try:
+        with conn.transaction():
+            conn.execute(ISO_DATES_LOCAL)  # the row hashes' plain texts are written as the source writes them
+            found = conn.execute(query, (listed,)).fetchone()
+    except psycopg.Error:
+        return False
+    expected = sum(int(str(row[-1])) for row in rows)
+    return found is not None and int(found[0]) == len(rows) and int(found[1]) == expected
