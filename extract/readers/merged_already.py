@@ -30,7 +30,7 @@ from extract.reconcile.replica_side import ISO_DATES_LOCAL
 from extract.source.dialects import Dialect
 
 #: Rows a check compares at most; a table with more to read runs.
-COMPARED_ROWS = 20_000
+COMPARED_ROWS = 100_000
 
 _REPLICA = "replica."
 
