@@ -9,6 +9,7 @@ registry's (changes since it are left to the sync); it commits none of its own: 
 
 from __future__ import annotations
 
+from contextlib import closing
 from dataclasses import dataclass, field
 
 import psycopg
@@ -40,6 +41,8 @@ from extract.reconcile.replica_side import (
 from extract.reconcile.result import ReconcileOptions, ReconcileResult, summary
 from extract.reconcile.source_side import SourceSide, source_ranges, source_relation
 from extract.reconcile.tree import Bisection, HashSpace
+from extract.source.jdbc import JdbcConnection
+from extract.source.pool import SourcePool
 from extract.source.watermarks import usable_watermark
 from extract.state.contract import StreamState
 from extract.state.registry import committed_state
@@ -158,20 +161,28 @@ class ReconcileReader(RunLogReader):
             if bound is None or plan.cursor is None
             else f"{context.dialect.quote(plan.cursor.name)} >= {context.dialect.cursor_literal(bound, plan.cursor)}"
         )
+        # Rows the boundary cleanup tombstones (all, when the source is empty) are not compared again.
+        within = "" if bounds is None else ("false" if bounds.source_empty else bounds.inside)
+        # Both sides' pairs are read in one JVM, which matches them: Spark's driver may start meanwhile.
+        jvm = context.runtime.source_jvm
+        turns = SourcePool(lambda: jvm, context.settings.source)
         source = SourceSide(
             context,
             source_relation(context, plan, hashes, recent),
             bisection.space,
             source_ranges(context, plan, bounds, total),
+            turns,
         )
-        # Rows the boundary cleanup tombstones (all, when the source is empty) are not compared again.
-        within = "" if bounds is None else ("false" if bounds.source_empty else bounds.inside)
-        with psycopg.connect(context.settings.target.libpq_url, autocommit=False) as replica_conn:
-            comparison_session(replica_conn)
-            replica = ReplicaSide(replica_conn, replica_relation(plan, hashes, within), bisection.space)
+        with (
+            closing(turns),
+            psycopg.connect(context.settings.target.libpq_url, autocommit=False) as replica_conn,
+            JdbcConnection(jvm, context.settings.target) as replica_jdbc,
+        ):
+            comparison_session(replica_conn, replica_jdbc)
+            replica = ReplicaSide(replica_conn, replica_jdbc, replica_relation(plan, hashes, within), bisection.space)
             first = bisection.space.first_depth(total, bisection.leaf_rows)
             classifier = Classifier(bisection, recent is not None)
-            comparer = Comparer(source, replica, bisection, self.observer, plan.config.key)
+            comparer = Comparer(source, replica, bisection, self.observer, plan.config.key, jvm)
             null_keys = comparer.compare(first, context.settings.reconcile.pairs_rows, classifier)
         if null_keys:
             raise BatchRefused(

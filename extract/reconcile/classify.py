@@ -1,4 +1,5 @@
-"""Key by key, what a reconcile repairs: the pairs of the differing ranges, classified.
+"""Key by key, what a reconcile repairs: the pairs of the differing ranges that do not match, classified
+(the JVM matched them, extract/reconcile/turn.py).
 
 A key only in the source, or in both with different row hashes, is re-read and landed as an
 upsert; a key only in the replica becomes a tombstone; a key whose source cursor is recent is
@@ -13,10 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from extract.core.errors import KEY_PLACE, KeyValueRefused, LogicalError
-from extract.reconcile.tree import Bisection, Figures, Node
+from extract.reconcile.tree import EMPTY, Bisection, Figures, Node
+from extract.reconcile.turn import Pair, TurnOutcome
 
-#: Pairs as both sides return them: key text, key hash, row hash, then the side's extra columns.
-Pair = tuple[str | None, ...]
 SAMPLE_SIZE = 5
 
 
@@ -51,60 +51,37 @@ class Repairs:
                 self.sample(kind, key)
 
 
-def _by_leaf(pairs: Sequence[Pair], leaves: Sequence[Node], bisection: Bisection) -> dict[Node, list[Pair]]:
-    # Millions of pairs at 1% differences: per pair, integer lookups only.
-    by_depth: dict[int, dict[int, list[Pair]]] = {}
-    grouped: dict[Node, list[Pair]] = {}
-    for node in leaves:
-        grouped[node] = by_depth.setdefault(node.depth, {})[node.index] = []
-    divisors = [(bisection.space.divisor(depth), ranges) for depth, ranges in sorted(by_depth.items())]
-    for pair in pairs:
-        place = int(pair[1] or 0)
-        for divisor, ranges in divisors:
-            found = ranges.get(place // divisor)
-            if found is not None:
-                found.append(pair)
-                break
-        else:
-            raise LogicalError(f"bisection completeness: a pair at key place {place} is in no range compared")
-    return grouped
-
-
-def _figures(pairs: Sequence[Pair]) -> Figures:
-    return Figures(len(pairs), sum(int(p[2] or 0) for p in pairs))
-
-
-def _keyed(pairs: Sequence[Pair], side: str) -> dict[str, Pair]:
-    keyed: dict[str, Pair] = {}
-    for pair in pairs:
-        key = str(pair[0])
-        if key in keyed:
+def classify(outcome: TurnOutcome, leaves: Sequence[Node], bisection: Bisection, recent: bool) -> Repairs:
+    """The repairs of the ranges `leaves` (a turn's, in its order); `recent`: the source's last extra column
+    says 'recent'/'old'."""
+    if outcome.outside:
+        raise LogicalError(f"bisection completeness: a pair at key place {outcome.outside[0]} is in no range compared")
+    repairs = Repairs()
+    settled = set()
+    for number, node in enumerate(leaves):
+        mine = outcome.replica.get(number, EMPTY)
+        if mine != _counted(bisection.replica[node]):
+            raise LogicalError(
+                f"bisection completeness: the replica's rows of range {node.depth}/{node.index} do not add up "
+                f"to its figures ({mine} against {bisection.replica[node]})"
+            )
+        if outcome.source.get(number, EMPTY) != _counted(bisection.source[node]):
+            repairs.unsettled += 1  # the source changed while it was compared: the next run sees it
+            continue
+        settled.add(number)
+    for side, number, key in outcome.duplicates:  # "replica" sorts after "source"
+        if number in settled:
             raise KeyValueRefused(
                 f"the {side} holds {KEY_PLACE} more than once; the source does not enforce it", repr(key)
             )
-        keyed[key] = pair
-    return keyed
-
-
-def classify(
-    source: Sequence[Pair], replica: Sequence[Pair], leaves: Sequence[Node], bisection: Bisection, recent: bool
-) -> Repairs:
-    """The repairs of the ranges `leaves`; `recent`: the source's last extra column says 'recent'/'old'."""
-    repairs = Repairs()
-    source_leaves = _by_leaf(source, leaves, bisection)
-    replica_leaves = _by_leaf(replica, leaves, bisection)
-    for node in leaves:
-        mine = replica_leaves[node]
-        if _figures(mine) != _counted(bisection.replica[node]):
-            raise LogicalError(
-                f"bisection completeness: the replica's rows of range {node.depth}/{node.index} do not add up "
-                f"to its figures ({_figures(mine)} against {bisection.replica[node]})"
-            )
-        theirs = source_leaves[node]
-        if _figures(theirs) != _counted(bisection.source[node]):
-            repairs.unsettled += 1
-            continue
-        _classify_leaf(_keyed(theirs, "source"), _keyed(mine, "replica"), recent, repairs)
+    for number, held, pair in outcome.differ:
+        if number in settled:
+            _classify_source_pair(pair, held, recent, repairs)
+    for number, pair in outcome.replica_only:
+        if number in settled:
+            key = str(pair[0])
+            repairs.tombstones[key] = tuple(str(v) for v in pair[3:])
+            repairs.sample("deleted", key)
     return repairs
 
 
@@ -113,26 +90,19 @@ def _counted(figures: Figures) -> Figures:
     return Figures(figures.rows, figures.checksum)
 
 
-def _classify_leaf(source: dict[str, Pair], replica: dict[str, Pair], recent: bool, repairs: Repairs) -> None:
-    for key, pair in source.items():
-        other = replica.get(key)
-        if other is not None and other[2] == pair[2]:
-            continue
-        if recent and pair[-1] == "recent":
-            repairs.left_to_sync += 1
-            continue
-        positions = tuple(str(v) for v in (pair[3:-1] if recent else pair[3:]))
-        repairs.upserts[key] = positions
-        if other is None:
-            repairs.inserted += 1
-            repairs.sample("inserted", key)
-        else:
-            repairs.changed += 1
-            repairs.sample("updated", key)
-    for key, pair in replica.items():
-        if key not in source:
-            repairs.tombstones[key] = tuple(str(v) for v in pair[3:])
-            repairs.sample("deleted", key)
+def _classify_source_pair(pair: Pair, held: bool, recent: bool, repairs: Repairs) -> None:
+    """A source pair the replica does not hold as it is: re-read, unless the sync reads it anyway."""
+    if recent and pair[-1] == "recent":
+        repairs.left_to_sync += 1
+        return
+    key = str(pair[0])
+    repairs.upserts[key] = tuple(str(v) for v in (pair[3:-1] if recent else pair[3:]))
+    if held:
+        repairs.changed += 1
+        repairs.sample("updated", key)
+    else:
+        repairs.inserted += 1
+        repairs.sample("inserted", key)
 
 
 @dataclass
@@ -146,7 +116,7 @@ class Classifier:
     #: Key text -> the row hash the source's row had when compared, for each key re-read.
     compared: dict[str, str] = field(default_factory=dict)
 
-    def __call__(self, leaves: list[Node], source: list[Pair], replica: list[Pair]) -> None:
-        found = classify(source, replica, leaves, self.bisection, self.recent)
+    def __call__(self, leaves: list[Node], outcome: TurnOutcome) -> None:
+        found = classify(outcome, leaves, self.bisection, self.recent)
         self.repairs.absorb(found)
-        self.compared.update((str(p[0]), str(p[2])) for p in source if str(p[0]) in found.upserts)
+        self.compared.update((str(p[0]), str(p[2])) for _, _, p in outcome.differ if str(p[0]) in found.upserts)

@@ -6,14 +6,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from extract.core.errors import LogicalError
 from extract.core.observer import Note, Observer
-from extract.reconcile.classify import Pair
 from extract.reconcile.replica_side import ReplicaSide
 from extract.reconcile.source_side import SourceSide
 from extract.reconcile.tree import Bisection, Level, Node
+from extract.reconcile.turn import PairTurn, TurnOutcome
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -22,8 +22,8 @@ U = TypeVar("U")
 #: The most ranges a part of a level asks of each side (an ordered key's levels come in parts).
 PART_RANGES = 16_384
 
-#: Handed each turn of the pair comparison: its ranges, the source's pairs and the replica's.
-PairsHandler = Callable[[list[Node], list[Pair], list[Pair]], None]
+#: Handed each turn of the pair comparison: its ranges, and what the matching of its pairs found.
+PairsHandler = Callable[[list[Node], TurnOutcome], None]
 
 
 def _both(pool: ThreadPoolExecutor, left: Callable[[], T], right: Callable[[], U]) -> tuple[T, U]:
@@ -58,6 +58,8 @@ class Comparer:
     bisection: Bisection
     say: Observer
     table: str
+    #: The JVM that matches each turn's pairs.
+    jvm: Any
 
     def compare(self, first_depth: int, pairs_rows: int, on_pairs: PairsHandler) -> int:
         """Bisect; then hand the pairs of the differing small ranges to `on_pairs`, at most `pairs_rows`
@@ -69,8 +71,9 @@ class Comparer:
             for number, group in enumerate(groups, start=1):
                 if len(groups) > 1:
                     self._note(f"pairs of the differing ranges, turn {number} of {len(groups)}")
-                source_pairs, replica_pairs = _both(pool, partial(source.pairs, group), partial(replica.pairs, group))
-                on_pairs(group, source_pairs, replica_pairs)
+                turn = PairTurn(self.jvm, group, self.bisection.space)
+                _both(pool, partial(source.pairs, group, turn), partial(replica.pairs, group, turn))
+                on_pairs(group, turn.outcome())
                 self.bisection.forget(group)  # classified: no later step reads these ranges' figures
         return null_keys
 

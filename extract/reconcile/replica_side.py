@@ -15,14 +15,13 @@ from extract.planning.table_plan import TablePlan
 from extract.reconcile.hashes import RowHashes
 from extract.reconcile.queries import HashedRelation, level_query, pairs_query
 from extract.reconcile.tree import Figures, HashSpace, Level, Node
+from extract.reconcile.turn import PairTurn
 from extract.source.dialects.postgres import PostgresDialect
+from extract.source.jdbc import JdbcConnection
 from extract.source.typemap import MappedColumn
 from extract.state.run_log import DDL_LOCK
 
 _TARGET = PostgresDialect()
-
-#: Replica rows as text: key text, row hash, then each key column as the replica's own text.
-ReplicaPair = tuple[str | None, ...]
 
 
 def drop_stored_hashes(conn: psycopg.Connection, names: TargetNames) -> bool:
@@ -57,12 +56,29 @@ ISO_DATES = "set datestyle = 'ISO, YMD'"
 ISO_DATES_LOCAL = "set local datestyle = 'ISO, YMD'"
 
 
-def comparison_session(conn: psycopg.Connection) -> None:
-    """The session of the replica's side: dates written ISO; and a level's scan shared among the server's
-    parallel workers, which the planner would not choose, as it takes each hash range for a group."""
+#: What the replica's texts depend on, and the planner's costs comparison_session lowers: its JDBC session
+#: (the pairs are read in the JVM) takes them from its psycopg one, whose texts a repair reads back.
+_MIRRORED = (
+    "DateStyle",
+    "IntervalStyle",
+    "TimeZone",
+    "extra_float_digits",
+    "bytea_output",
+    "parallel_setup_cost",
+    "parallel_tuple_cost",
+)
+
+
+def comparison_session(conn: psycopg.Connection, jdbc: JdbcConnection) -> None:
+    """The sessions of the replica's side: dates written ISO; and a level's scan shared among the server's
+    parallel workers, which the planner would not choose, as it takes each hash range for a group. The
+    JDBC session (`jdbc`), which reads the pairs, is set as the psycopg one (`conn`)."""
     conn.execute(ISO_DATES)
     conn.execute("set parallel_setup_cost = 0")
     conn.execute("set parallel_tuple_cost = 0")
+    for name in _MIRRORED:
+        found = conn.execute("select current_setting(%s)", (name,)).fetchone()
+        jdbc.query("select set_config(?, ?, false)", (name, str(found[0]) if found else ""))
     conn.commit()
 
 
@@ -85,6 +101,8 @@ def replica_relation(plan: TablePlan, hashes: RowHashes, within: str = "") -> Ha
 @dataclass
 class ReplicaSide:
     conn: psycopg.Connection
+    #: The same database through JDBC, in the JVM that matches the pairs.
+    jdbc: JdbcConnection
     side: HashedRelation
     space: HashSpace
 
@@ -93,16 +111,14 @@ class ReplicaSide:
         self.conn.commit()
         return {int(node): Figures(int(count), int(checksum), int(nulls)) for node, count, checksum, nulls in rows}
 
-    def pairs(self, leaves: Sequence[Node]) -> list[ReplicaPair]:
-        # Every value as text, as the source's come: written by the server, not converted one by one here.
+    def pairs(self, leaves: Sequence[Node], turn: PairTurn) -> None:
+        """The pairs of the ranges `leaves`, read into `turn`: every value as text, written by the server."""
         extra = "".join(f", p.tidemark_extra_{i}" for i in range(1, len(self.side.extra) + 1))
         query = (
             "select p.tidemark_key, cast(p.tidemark_key_hash as text), cast(p.tidemark_hash as text)"
             f"{extra} from ({pairs_query(self.side, self.space, leaves)}) as p"
         )
-        rows: list[ReplicaPair] = self.conn.execute(query).fetchall()
-        self.conn.commit()
-        return rows
+        self.jdbc.read_into(turn.sink, "replica", query)
 
 
 def ensure_tombstone_table(conn: psycopg.Connection, names: TargetNames, keys: Sequence[MappedColumn]) -> None:

@@ -4,7 +4,7 @@ Spark is left for what is large, the re-read of the rows to repair (extract/reco
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
@@ -18,12 +18,11 @@ from extract.reconcile.boundary import KeyBounds
 from extract.reconcile.hashes import RowHashes
 from extract.reconcile.queries import HashedRelation, level_query, pairs_query
 from extract.reconcile.tree import Figures, HashSpace, Level, Node
+from extract.reconcile.turn import PairTurn
 from extract.source.dialects.partition_sql import range_filter
+from extract.source.pool import SourcePool
 
 T = TypeVar("T")
-
-#: Source rows as text: key text, row hash, the key's positions, then whether the cursor is recent.
-SourcePair = tuple[str | None, ...]
 
 
 def source_relation(context: RunContext, plan: TablePlan, hashes: RowHashes, recent: str | None) -> HashedRelation:
@@ -81,6 +80,9 @@ class SourceSide:
     space: HashSpace
     #: Key-range filters, one query each; [""]: the whole table in one query.
     ranges: Sequence[str]
+    #: Connections in the JVM that matches the pairs (turn.py), where the pairs stay; the figures go
+    #: through the context's.
+    turns: SourcePool
 
     def level(self, level: Level) -> dict[int, Figures]:
         figures: dict[int, Figures] = {}
@@ -95,11 +97,14 @@ class SourceSide:
             figures[node] = figures.get(node, Figures()) + Figures(rows, checksum, null_keys)
         return figures
 
-    def pairs(self, leaves: Sequence[Node]) -> list[SourcePair]:
+    def pairs(self, leaves: Sequence[Node], turn: PairTurn) -> None:
+        """The pairs of the ranges `leaves`, read into `turn`."""
         if self.side.ordered_key:  # the turn's slice of the key: index reads of its pieces
             pieces = _pieces(sorted(leaves, key=self._place), self._queries_at_once)
-            return self._read([pairs_query(self.side, self.space, piece) for piece in pieces])
-        return self._read([pairs_query(self.side, self.space, leaves, within) for within in self.ranges])
+            queries = [pairs_query(self.side, self.space, piece) for piece in pieces]
+        else:
+            queries = [pairs_query(self.side, self.space, leaves, within) for within in self.ranges]
+        self._each(queries, lambda query: self.turns.connection().read_into(turn.sink, "source", query), self.turns)
 
     @property
     def _queries_at_once(self) -> int:
@@ -109,21 +114,26 @@ class SourceSide:
         return node.index * self.space.divisor(node.depth)
 
     def _read(self, queries: list[str]) -> list[tuple[str | None, ...]]:
-        """The rows of `queries`, TIDEMARK_RECONCILE_SOURCE_QUERIES at a time, each on a pooled connection."""
+        """The rows of `queries`."""
         sources = self.context.sources
+        answers = self._each(queries, lambda query: sources.connection().query(query), sources)
+        return [row for rows in answers for row in rows]
 
-        def read(query: str) -> list[tuple[str | None, ...]]:
+    def _each(self, queries: list[str], ask: Callable[[str], T], sources: SourcePool) -> list[T]:
+        """`ask` each of `queries`, TIDEMARK_RECONCILE_SOURCE_QUERIES at a time, each on a connection of
+        `sources`."""
+
+        def one(query: str) -> T:
             try:
-                return self.context.source.query(query)
+                return ask(query)
             finally:
                 sources.release()  # the next query, on whichever thread, takes the connection over
 
         if len(queries) == 1:
-            return read(queries[0])
-
-        workers = min(len(queries), self.context.settings.reconcile.source_queries)
+            return [one(queries[0])]
+        workers = min(len(queries), self._queries_at_once)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="source-range") as pool:
-            return [row for rows in pool.map(read, queries) for row in rows]
+            return list(pool.map(one, queries))
 
 
 def _pieces(items: Sequence[T], count: int) -> list[list[T]]:

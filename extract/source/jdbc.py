@@ -42,6 +42,13 @@ class JdbcConnection:
             raise SourceError(f"query on {self._url.display} failed: {java_message(exc)}") from None
         return [tuple(row) for row in json.loads(text)]
 
+    def read_into(self, sink: Any, side: str, sql: str) -> None:
+        """The rows of `sql` handed to `sink` in the JVM (its `read(side, connection, sql)`), where they stay."""
+        try:
+            sink.read(side, self._conn, sql)
+        except Exception as exc:
+            raise SourceError(f"query on {self._url.display} failed: {java_message(exc)}") from None
+
     def close(self) -> None:
         self._conn.close()
 
