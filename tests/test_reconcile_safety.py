@@ -130,6 +130,24 @@ def test_a_null_key_is_refused(project: Project) -> None:
     assert project.scalar("select count(*) from _migration.pending_runs") == 0
 
 
+def test_a_key_the_source_holds_twice_is_refused(project: Project) -> None:
+    """Pairs are matched in the JVM: a key held twice by a source that does not enforce it is named
+    (with --verbose) and nothing lands."""
+    with project.source() as conn:
+        conn.execute("create schema dbo")
+        conn.execute("""create table dbo."Loose" ("Code" text, "Name" text)""")
+        conn.execute("""insert into dbo."Loose" select 'k' || i, 'x' from generate_series(1, 50) as i""")
+    project.write_sync_tables(["dbo,Loose,,Code,true"])
+    project.generate()
+    project.sync_replicas()
+    with project.source() as conn:
+        conn.execute("""insert into dbo."Loose" values ('k7', 'again')""")
+    refused = project.cli("reconcile", "--table", "dbo.Loose", "--dbt", "build", "--verbose")
+    assert refused.returncode == 1
+    assert "the source holds the key ('k7') more than once" in refused.stderr, refused.stderr[-2000:]
+    assert project.scalar("select count(*) from _migration.pending_runs") == 0
+
+
 def test_a_sync_with_reconcile_repairs_what_the_watermark_missed(synced: Project) -> None:
     with synced.source() as conn:
         conn.execute('delete from dbo."Items" where "Id" = 50')

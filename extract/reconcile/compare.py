@@ -62,44 +62,42 @@ class Comparer:
     jvm: Any
 
     def compare(self, first_depth: int, pairs_rows: int, on_pairs: PairsHandler) -> int:
-        """Bisect; then hand the pairs of the differing small ranges to `on_pairs`, at most `pairs_rows`
-        rows at a time. Returns the source rows with a NULL in a key column."""
-        source, replica = self.source, self.replica
+        """Bisect; hand the pairs of the differing small ranges to `on_pairs`, at most `pairs_rows` rows at a
+        time, as soon as a part of a level has found them: what the driver holds at once is a part's, not a
+        level's. Returns the source rows with a NULL in a key column."""
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replica") as pool:
-            leaves, null_keys = self._bisect(pool, first_depth)
-            groups = turns(leaves, self.bisection, pairs_rows)
-            for number, group in enumerate(groups, start=1):
-                if len(groups) > 1:
-                    self._note(f"pairs of the differing ranges, turn {number} of {len(groups)}")
-                turn = PairTurn(self.jvm, group, self.bisection.space)
-                _both(pool, partial(source.pairs, group, turn), partial(replica.pairs, group, turn))
-                on_pairs(group, turn.outcome())
-                self.bisection.forget(group)  # classified: no later step reads these ranges' figures
+            parts = [Level(first_depth, None)]
+            null_keys = 0
+            while parts:
+                ranges, differ, compared, larger = 0, 0, 0, []
+                for level in parts:
+                    count, small, deeper, nulls = self._level(pool, level)
+                    null_keys += nulls
+                    ranges += count
+                    differ += len(small) + len(deeper)
+                    compared += len(small)
+                    larger += deeper
+                    self._pairs(pool, small, pairs_rows, on_pairs)
+                self._note(
+                    f"depth {parts[0].depth}: {ranges:,} ranges, {differ:,} differ ({compared:,} compared key by key)"
+                )
+                parts = self._next_level(parts[0].depth + 1, larger)
         return null_keys
+
+    def _pairs(self, pool: ThreadPoolExecutor, leaves: list[Node], pairs_rows: int, on_pairs: PairsHandler) -> None:
+        """The pairs of the ranges `leaves`, in turns of at most `pairs_rows` rows a side, each read into the
+        JVM, matched there and handed to `on_pairs`; then the turn's ranges are forgotten."""
+        groups = turns(leaves, self.bisection, pairs_rows)
+        for number, group in enumerate(groups, start=1):
+            if len(groups) > 1:
+                self._note(f"pairs of {len(group):,} differing ranges, turn {number} of {len(groups)}")
+            turn = PairTurn(self.jvm, group, self.bisection.space)
+            _both(pool, partial(self.source.pairs, group, turn), partial(self.replica.pairs, group, turn))
+            on_pairs(group, turn.outcome())
+            self.bisection.forget(group)  # classified: no later step reads these ranges' figures
 
     def _note(self, text: str) -> None:
         self.say(Note(self.table, text))
-
-    def _bisect(self, pool: ThreadPoolExecutor, first_depth: int) -> tuple[list[Node], int]:
-        """Levels until every differing range is small: (those ranges, source rows with a NULL key)."""
-        leaves: list[Node] = []
-        parts = [Level(first_depth, None)]
-        null_keys = 0
-        while parts:
-            ranges, found, larger = 0, [], []
-            for level in parts:
-                count, small, deeper, nulls = self._level(pool, level)
-                null_keys += nulls
-                ranges += count
-                found += small
-                larger += deeper
-            leaves += found
-            self._note(
-                f"depth {parts[0].depth}: {ranges:,} ranges, {len(found) + len(larger):,} differ "
-                f"({len(found):,} to compare key by key)"
-            )
-            parts = self._next_level(parts[0].depth + 1, larger)
-        return leaves, null_keys
 
     def _level(self, pool: ThreadPoolExecutor, level: Level) -> tuple[int, list[Node], list[Node], int]:
         """One level (or part of one) asked of both sides: how many ranges, those to compare key by key,
