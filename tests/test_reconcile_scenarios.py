@@ -209,4 +209,3 @@ def test_verify_agrees(reconciled: tuple[Project, dict[str, dict[str, Any]]]) ->
     project, _ = reconciled
     done = project.cli("verify", "--all")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-
