@@ -114,16 +114,21 @@ def test_runs_waiting_for_a_merge_are_merged_first_or_refused(synced: Project) -
     assert_replicas_equal(synced)
 
 
-def test_a_null_key_is_refused(project: Project) -> None:
+def _loose(project: Project, rows: str, then: str) -> None:
+    """dbo.Loose, a key the source does not enforce, synced with `rows` (a query); then `then` in the source."""
     with project.source() as conn:
         conn.execute("create schema dbo")
         conn.execute("""create table dbo."Loose" ("Code" text, "Name" text)""")
-        conn.execute("""insert into dbo."Loose" values ('a', 'x'), ('b', 'y')""")
+        conn.execute(f"""insert into dbo."Loose" {rows}""")
     project.write_sync_tables(["dbo,Loose,,Code,true"])
     project.generate()
     project.sync_replicas()
     with project.source() as conn:
-        conn.execute("""insert into dbo."Loose" values (null, 'z')""")
+        conn.execute(then)
+
+
+def test_a_null_key_is_refused(project: Project) -> None:
+    _loose(project, "values ('a', 'x'), ('b', 'y')", """insert into dbo."Loose" values (null, 'z')""")
     refused = project.cli("reconcile", "--table", "dbo.Loose", "--dbt", "build")
     assert refused.returncode == 1
     assert "1 source row(s) have a NULL in a key column (Code)" in refused.stderr
@@ -133,15 +138,11 @@ def test_a_null_key_is_refused(project: Project) -> None:
 def test_a_key_the_source_holds_twice_is_refused(project: Project) -> None:
     """Pairs are matched in the JVM: a key held twice by a source that does not enforce it is named
     (with --verbose) and nothing lands."""
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        conn.execute("""create table dbo."Loose" ("Code" text, "Name" text)""")
-        conn.execute("""insert into dbo."Loose" select 'k' || i, 'x' from generate_series(1, 50) as i""")
-    project.write_sync_tables(["dbo,Loose,,Code,true"])
-    project.generate()
-    project.sync_replicas()
-    with project.source() as conn:
-        conn.execute("""insert into dbo."Loose" values ('k7', 'again')""")
+    _loose(
+        project,
+        "select 'k' || i, 'x' from generate_series(1, 50) as i",
+        """insert into dbo."Loose" values ('k7', 'again')""",
+    )
     refused = project.cli("reconcile", "--table", "dbo.Loose", "--dbt", "build", "--verbose")
     assert refused.returncode == 1
     assert "the source holds the key ('k7') more than once" in refused.stderr, refused.stderr[-2000:]

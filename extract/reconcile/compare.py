@@ -1,4 +1,5 @@
-"""Bisect until the differing ranges are small, asking both sides each level at once; then fetch their pairs."""
+"""Bisect until the differing ranges are small, asking both sides each level at once; a part of a level
+has the pairs of its small differing ranges compared as soon as it has found them."""
 
 from __future__ import annotations
 
