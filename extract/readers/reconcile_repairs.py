@@ -173,17 +173,19 @@ class ReconcileReader(RunLogReader):
             source_ranges(context, plan, bounds, total),
             turns,
         )
-        with (
-            closing(turns),
-            psycopg.connect(context.settings.target.libpq_url, autocommit=False) as replica_conn,
-            JdbcConnection(jvm, context.settings.target) as replica_jdbc,
-        ):
-            comparison_session(replica_conn, replica_jdbc)
-            replica = ReplicaSide(replica_conn, replica_jdbc, replica_relation(plan, hashes, within), bisection.space)
-            first = bisection.space.first_depth(total, bisection.leaf_rows)
+        with closing(turns), psycopg.connect(context.settings.target.libpq_url, autocommit=False) as replica_conn:
+            comparison_session(replica_conn)
+            replica = ReplicaSide(
+                replica_conn,
+                replica_relation(plan, hashes, within),
+                bisection.space,
+                lambda: JdbcConnection(jvm, context.settings.target),
+            )
             classifier = Classifier(bisection, recent is not None)
             comparer = Comparer(source, replica, bisection, self.observer, plan.config.key, jvm)
-            null_keys = comparer.compare(first, context.settings.reconcile.pairs_rows, classifier)
+            with closing(replica):
+                first = bisection.space.first_depth(total, bisection.leaf_rows)
+                null_keys = comparer.compare(first, context.settings.reconcile.pairs_rows, classifier)
         if null_keys:
             raise BatchRefused(
                 f"{plan.config.key}: {null_keys:,} source row(s) have a NULL in a key column "

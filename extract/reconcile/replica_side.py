@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import psycopg
@@ -69,13 +69,17 @@ _MIRRORED = (
 )
 
 
-def comparison_session(conn: psycopg.Connection, jdbc: JdbcConnection) -> None:
-    """The sessions of the replica's side: dates written ISO; and a level's scan shared among the server's
-    parallel workers, which the planner would not choose, as it takes each hash range for a group. The
-    JDBC session (`jdbc`), which reads the pairs, is set as the psycopg one (`conn`)."""
+def comparison_session(conn: psycopg.Connection) -> None:
+    """The session of the replica's side: dates written ISO; and a level's scan shared among the server's
+    parallel workers, which the planner would not choose, as it takes each hash range for a group."""
     conn.execute(ISO_DATES)
     conn.execute("set parallel_setup_cost = 0")
     conn.execute("set parallel_tuple_cost = 0")
+    conn.commit()
+
+
+def mirror_session(conn: psycopg.Connection, jdbc: JdbcConnection) -> None:
+    """The JDBC session `jdbc`, which reads the pairs, set as the psycopg one `conn`."""
     for name in _MIRRORED:
         found = conn.execute("select current_setting(%s)", (name,)).fetchone()
         jdbc.query("select set_config(?, ?, false)", (name, str(found[0]) if found else ""))
@@ -101,10 +105,17 @@ def replica_relation(plan: TablePlan, hashes: RowHashes, within: str = "") -> Ha
 @dataclass
 class ReplicaSide:
     conn: psycopg.Connection
-    #: The same database through JDBC, in the JVM that matches the pairs.
-    jdbc: JdbcConnection
     side: HashedRelation
     space: HashSpace
+    #: Opens the same database through JDBC, in the JVM that matches the pairs: on the first turn, so a
+    #: table with nothing to repair opens none.
+    open_jdbc: Callable[[], JdbcConnection]
+    _jdbc: JdbcConnection | None = None
+
+    def close(self) -> None:
+        if self._jdbc is not None:
+            self._jdbc.close()
+            self._jdbc = None
 
     def level(self, level: Level) -> dict[int, Figures]:
         rows = self.conn.execute(level_query(self.side, self.space, level)).fetchall()
@@ -118,7 +129,10 @@ class ReplicaSide:
             "select p.tidemark_key, cast(p.tidemark_key_hash as text), cast(p.tidemark_hash as text)"
             f"{extra} from ({pairs_query(self.side, self.space, leaves)}) as p"
         )
-        self.jdbc.read_into(turn.sink, "replica", query)
+        if self._jdbc is None:
+            self._jdbc = self.open_jdbc()
+            mirror_session(self.conn, self._jdbc)
+        self._jdbc.read_into(turn.sink, "replica", query)
 
 
 def ensure_tombstone_table(conn: psycopg.Connection, names: TargetNames, keys: Sequence[MappedColumn]) -> None:
