@@ -13,6 +13,7 @@ from sqlglot import exp
 from extract.partitions.plan import segments
 from extract.readers.merged_already import rows_query
 from extract.readers.unchanged import Probe, newer_rows_test, probe_query
+from extract.reconcile.hashes import row_hashes
 from tests.tsql_plans import CURSORS, DIALECT, KEYS, plan_of
 
 WATERMARK = "2026-11-28 17:45:12.1234567"
@@ -32,7 +33,8 @@ def test_the_check_queries_parse_as_tsql(key_kind: str, cursor_kind: str) -> Non
     probes = [Probe(plan, WATERMARK, tests, newer, conditions), Probe(plan, WATERMARK, tests[:1])]
     checked = sqlglot.parse_one(probe_query(probes), read="tsql")
     assert isinstance(checked, exp.Union)
-    compared = sqlglot.parse_one(rows_query(DIALECT, plan, table_ref, conditions), read="tsql")
+    row_hash = row_hashes(DIALECT, plan).source_row
+    compared = sqlglot.parse_one(rows_query(DIALECT, plan, table_ref, conditions, row_hash), read="tsql")
     assert isinstance(compared, exp.Union)
     assert any(t.name == "Order]s" for t in compared.find_all(exp.Table))
     if cursor_kind == "modify id":

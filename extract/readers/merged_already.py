@@ -41,7 +41,7 @@ def merged_already(context: RunContext, conn: psycopg.Connection, plan: TablePla
     if not plan.source_keys or len(plan.source_keys) != len(plan.key_columns):
         return False
     hashes = row_hashes(context.dialect, plan, qualifier=_REPLICA)
-    query = rows_query(context.dialect, plan, context.table_ref(plan.table), conditions)
+    query = rows_query(context.dialect, plan, context.table_ref(plan.table), conditions, hashes.source_row)
     try:
         rows = context.source.query(query, max_rows=COMPARED_ROWS + 1)
     except SourceError:
@@ -51,11 +51,10 @@ def merged_already(context: RunContext, conn: psycopg.Connection, plan: TablePla
     return not rows or _replica_holds(conn, plan, hashes.replica_row, rows)
 
 
-def rows_query(dialect: Dialect, plan: TablePlan, table_ref: str, conditions: Sequence[str]) -> str:
-    """Rows: the key's texts (as the replica's columns take them), then the row hash, of the source rows
-    matching one of `conditions`."""
+def rows_query(dialect: Dialect, plan: TablePlan, table_ref: str, conditions: Sequence[str], row_hash: str) -> str:
+    """Rows: the key's texts (as the replica's columns take them), then the row hash (`row_hash`, the
+    source's expression of it), of the source rows matching one of `conditions`."""
     keys = ", ".join(dialect.key_text(column) for column in plan.source_keys)
-    row_hash = row_hashes(dialect, plan).source_row
     # One select per condition, as the probe asks them: each can use the cursor's index.
     return " union all ".join(f"select {keys}, {row_hash} from {table_ref} where {c}" for c in conditions)
 

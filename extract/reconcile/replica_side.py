@@ -79,11 +79,13 @@ def comparison_session(conn: psycopg.Connection) -> None:
 
 
 def mirror_session(conn: psycopg.Connection, jdbc: JdbcConnection) -> None:
-    """The JDBC session `jdbc`, which reads the pairs, set as the psycopg one `conn`."""
-    for name in _MIRRORED:
-        found = conn.execute("select current_setting(%s)", (name,)).fetchone()
-        jdbc.query("select set_config(?, ?, false)", (name, str(found[0]) if found else ""))
+    """The JDBC session `jdbc`, which reads the pairs, set as the psycopg one `conn` (a query each)."""
+    found = conn.execute(
+        "select name, current_setting(name) from unnest(%s::text[]) as name", (list(_MIRRORED),)
+    ).fetchall()
     conn.commit()
+    settings = ", ".join("set_config(?, ?, false)" for _ in found)
+    jdbc.query(f"select {settings}", [str(text) for setting in found for text in setting])
 
 
 def replica_relation(plan: TablePlan, hashes: RowHashes, within: str = "") -> HashedRelation:

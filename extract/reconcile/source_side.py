@@ -20,6 +20,7 @@ from extract.reconcile.queries import HashedRelation, level_query, pairs_query
 from extract.reconcile.tree import Figures, HashSpace, Level, Node
 from extract.reconcile.turn import PairTurn
 from extract.source.dialects.partition_sql import range_filter
+from extract.source.jdbc import JdbcConnection
 from extract.source.pool import SourcePool
 
 T = TypeVar("T")
@@ -104,7 +105,7 @@ class SourceSide:
             queries = [pairs_query(self.side, self.space, piece) for piece in pieces]
         else:
             queries = [pairs_query(self.side, self.space, leaves, within) for within in self.ranges]
-        self._each(queries, lambda query: self.turns.connection().read_into(turn.sink, "source", query), self.turns)
+        self._each(queries, self.turns, lambda connection, query: connection.read_into(turn.sink, "source", query))
 
     @property
     def _queries_at_once(self) -> int:
@@ -115,17 +116,16 @@ class SourceSide:
 
     def _read(self, queries: list[str]) -> list[tuple[str | None, ...]]:
         """The rows of `queries`."""
-        sources = self.context.sources
-        answers = self._each(queries, lambda query: sources.connection().query(query), sources)
+        answers = self._each(queries, self.context.sources, lambda connection, query: connection.query(query))
         return [row for rows in answers for row in rows]
 
-    def _each(self, queries: list[str], ask: Callable[[str], T], sources: SourcePool) -> list[T]:
+    def _each(self, queries: list[str], sources: SourcePool, ask: Callable[[JdbcConnection, str], T]) -> list[T]:
         """`ask` each of `queries`, TIDEMARK_RECONCILE_SOURCE_QUERIES at a time, each on a connection of
         `sources`."""
 
         def one(query: str) -> T:
             try:
-                return ask(query)
+                return ask(sources.connection(), query)
             finally:
                 sources.release()  # the next query, on whichever thread, takes the connection over
 
