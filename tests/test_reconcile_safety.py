@@ -8,6 +8,10 @@ import json
 
 import pytest
 
+from extract.core.errors import KeyValueRefused
+from extract.core.observer import Event, Note, Observer
+from extract.readers.reconcile_repairs import reconcile_table
+from extract.reconcile.result import ReconcileOptions
 from tests.conftest import Project
 from tests.replica_check import assert_replicas_equal
 
@@ -178,3 +182,48 @@ def test_the_merge_is_planned_with_the_landed_batch_s_statistics(synced: Project
             ).fetchall()
         )
     assert figures == {plan.names.staging_table: 4, plan.names.tombstone_table: 6}
+
+
+def _changed_once_compared(project: Project, change: str) -> Observer:
+    """An observer that runs `change` in the source once the pairs have been compared: between the
+    comparison and the re-read of the rows to repair."""
+    done: list[str] = []
+
+    def observe(event: Event) -> None:
+        if isinstance(event, Note) and "compared key by key" in event.text and not done:
+            with project.source() as conn:
+                conn.execute(change)
+            done.append(event.text)
+
+    return observe
+
+
+def test_a_row_that_changes_before_its_re_read_is_refused(synced: Project) -> None:
+    with synced.source() as conn:
+        conn.execute("""update dbo."Items" set "Name" = 'backdated' where "Id" in (8, 9)""")  # cursor kept
+    planner = synced.planner
+    plan = planner.plan(planner.find("dbo.Items"))
+    again = _changed_once_compared(synced, """update dbo."Items" set "Name" = 'again' where "Id" = 9""")
+    with pytest.raises(KeyValueRefused, match="1 re-read row\\(s\\) do not hash as the rows compared"):
+        reconcile_table(planner.context, plan, ReconcileOptions(), again)
+    _nothing_landed(synced)
+    assert synced.scalar(f"select count(*) from {_replica(synced)} where \"name\" <> 'item ' || \"id\"") == 0
+
+
+def test_a_row_deleted_before_its_re_read_is_left_to_the_next_reconcile(synced: Project) -> None:
+    with synced.source() as conn:
+        conn.execute("""update dbo."Items" set "Name" = 'backdated' where "Id" in (8, 9)""")
+        conn.execute('delete from dbo."Items" where "Id" = 20')
+    planner = synced.planner
+    plan = planner.plan(planner.find("dbo.Items"))
+    gone = _changed_once_compared(synced, 'delete from dbo."Items" where "Id" = 9')
+    result = reconcile_table(planner.context, plan, ReconcileOptions(), gone)
+    assert (result.status, result.updated, result.deleted, result.vanished) == ("landed", 2, 1, 1)
+    assert result.rows_landed == 1
+    synced.merge()
+    assert synced.scalar(f'select "name" from {_replica(synced)} where "id" = 8') == "backdated"
+    assert synced.scalar(f'select count(*) from {_replica(synced)} where "id" in (9, 20)') == 1  # 9, unrepaired
+    done = synced.cli("reconcile", "--table", "dbo.Items", "--dbt", "build", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["tables"][0]["deleted"] == 1
+    assert_replicas_equal(synced)

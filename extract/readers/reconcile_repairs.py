@@ -9,8 +9,9 @@ registry's (changes since it are left to the sync); it commits none of its own: 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import psycopg
 
@@ -26,11 +27,12 @@ from extract.planning.table_plan import TablePlan
 from extract.readers.read_start import changed_rows_bound
 from extract.readers.table_reader import RunLogReader
 from extract.reconcile.boundary import KeyBounds, count_outside, key_bounds, tombstone_outside
-from extract.reconcile.classify import Classifier, Repairs
+from extract.reconcile.classify import Classifier, Repairs, TurnRepairs
 from extract.reconcile.compare import Comparer
 from extract.reconcile.guards import DeleteGuard, check_guards, moved_keys, refuse_pending_runs, replica_rows
 from extract.reconcile.hashes import RowHashes, row_hashes
-from extract.reconcile.repair import land_all_tombstones, land_upserts, recheck
+from extract.reconcile.repair import land_upserts, recheck
+from extract.reconcile.repair_keys import RepairKeys, ignore_keys
 from extract.reconcile.replica_side import (
     ReplicaSide,
     comparison_session,
@@ -54,7 +56,6 @@ class ReconcileReader(RunLogReader):
     options: ReconcileOptions
     observer: Observer
     result: ReconcileResult | None = None
-    _compared: dict[str, str] = field(default_factory=dict)
 
     def _say(self, text: str) -> None:
         self.observer(Note(self.table, text))
@@ -108,9 +109,10 @@ class ReconcileReader(RunLogReader):
             self._say(f"dropped the hash columns {plan.names.table_key} kept: a reconcile hashes as it scans")
         hashes = row_hashes(context.dialect, plan, bounds)
         bisection = Bisection(HashSpace.of(settings.factor, hashes.key_bits), settings.leaf_rows)
-        repairs = self._compare(conn, record, bounds, bisection, total, hashes)
+        keys = RepairKeys(conn, plan.names, plan.mapped_keys, record.run_id)
+        repairs = self._compare(conn, record, bounds, bisection, total, hashes, keys)
         result.levels, result.ranges_compared = bisection.queries, bisection.ranges
-        deletes = result.boundary_deleted + len(repairs.tombstones)
+        deletes = result.boundary_deleted + repairs.deleted
         # Under a record id, a changed key is a delete until its row lands at its new key: such a table is
         # guarded again once its rows landed, the moves counted out.
         after_landing = (
@@ -124,7 +126,7 @@ class ReconcileReader(RunLogReader):
         if options.dry_run:
             record.status = result.status = "reported"
             return
-        if not repairs.upserts and not repairs.tombstones and not result.boundary_deleted:
+        if not repairs.upserted and not repairs.deleted and not result.boundary_deleted:
             result.status = "exact"
             if options.restart_at is None:
                 record.status = "exact"  # else it lands nothing, and its merge commits the new state
@@ -135,12 +137,11 @@ class ReconcileReader(RunLogReader):
                 f"ANOMALY: {result.boundary_deleted:,} replica row(s) outside the source's key range "
                 f"[{bounds.low}, {bounds.high}] tombstoned"
             )
-        land_all_tombstones(conn, plan, record.run_id, repairs)
-        result.rows_landed = land_upserts(run, plan, repairs)
+        result.rows_landed = land_upserts(run, plan, keys, repairs.upserted)
         if after_landing:
             moved = moved_keys(conn, plan, record.run_id)
             check_guards(plan, total, deletes - moved, options.allow_mass_delete, guard)
-        result.vanished = recheck(conn, context, plan, record.run_id, self._compared, repairs)
+        result.vanished = recheck(conn, context, plan, record.run_id)
         analyze_landed(conn, plan.names)
         result.status = "landed"
 
@@ -152,6 +153,7 @@ class ReconcileReader(RunLogReader):
         bisection: Bisection,
         total: int,
         hashes: RowHashes,
+        keys: RepairKeys,
     ) -> Repairs:
         context, plan = self.context, self.plan
         bound = changed_rows_bound(context, plan, record.watermark_used)
@@ -181,7 +183,7 @@ class ReconcileReader(RunLogReader):
                 bisection.space,
                 lambda: JdbcConnection(jvm, context.settings.target),
             )
-            classifier = Classifier(bisection, recent is not None)
+            classifier = Classifier(bisection, recent is not None, self._keeper(keys))
             comparer = Comparer(source, replica, bisection, self.observer, plan.config.key, jvm)
             with closing(replica):
                 first = bisection.space.first_depth(total, bisection.leaf_rows)
@@ -191,8 +193,14 @@ class ReconcileReader(RunLogReader):
                 f"{plan.config.key}: {null_keys:,} source row(s) have a NULL in a key column "
                 f"({', '.join(plan.table.primary_key)}): a replica cannot hold them; fix the source"
             )
-        self._compared = classifier.compared
         return classifier.repairs
+
+    def _keeper(self, keys: RepairKeys) -> Callable[[TurnRepairs], None]:
+        """Where each turn's keys go: to the target, unless the run is a dry run, which lands nothing."""
+        if self.options.dry_run:
+            return ignore_keys
+        keys.open()
+        return keys
 
     def output_state(self, conn: psycopg.Connection, record: RunRecord) -> StreamState:
         """The cursor as it was: a reconcile repairs rows, it does not move the stream's position; unless it

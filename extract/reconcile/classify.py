@@ -10,7 +10,7 @@ the source's side it means the source changed meanwhile, and that range waits fo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from extract.core.errors import KEY_PLACE, KeyValueRefused, LogicalError
@@ -22,41 +22,46 @@ SAMPLE_SIZE = 5
 
 @dataclass
 class Repairs:
-    #: Source positions of each key to re-read, by key text.
-    upserts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """What a comparison found, counted; the keys themselves go to the target turn by turn (TurnRepairs,
+    extract/reconcile/repair_keys.py)."""
+
     inserted: int = 0
     changed: int = 0
-    #: Replica key values (text) of each key to delete, by key text.
-    tombstones: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    deleted: int = 0
     left_to_sync: int = 0
     #: Ranges skipped because the source changed while they were compared.
     unsettled: int = 0
     samples: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def upserted(self) -> int:
+        return self.inserted + self.changed
 
     def sample(self, kind: str, key: str) -> None:
         keys = self.samples.setdefault(kind, [])
         if len(keys) < SAMPLE_SIZE:
             keys.append(key)
 
-    def absorb(self, other: Repairs) -> None:
-        """Add the repairs of other ranges (compared in another turn)."""
-        self.upserts.update(other.upserts)
-        self.tombstones.update(other.tombstones)
-        self.inserted += other.inserted
-        self.changed += other.changed
-        self.left_to_sync += other.left_to_sync
-        self.unsettled += other.unsettled
-        for kind, keys in other.samples.items():
-            for key in keys:
-                self.sample(kind, key)
+
+@dataclass
+class TurnRepairs:
+    """The keys one turn repairs."""
+
+    #: (key text, the source's positions that re-read it, the source's row hash when compared) of each key
+    #: to re-read: the re-check compares that hash with what lands.
+    upserts: list[tuple[str, tuple[str, ...], str]] = field(default_factory=list)
+    #: The replica's key values (text) of each key to delete.
+    tombstones: list[tuple[str, ...]] = field(default_factory=list)
 
 
-def classify(outcome: TurnOutcome, leaves: Sequence[Node], bisection: Bisection, recent: bool) -> Repairs:
-    """The repairs of the ranges `leaves` (a turn's, in its order); `recent`: the source's last extra column
-    says 'recent'/'old'."""
+def classify(
+    outcome: TurnOutcome, leaves: Sequence[Node], bisection: Bisection, recent: bool, repairs: Repairs
+) -> TurnRepairs:
+    """The keys to repair in the ranges `leaves` (a turn's, in its order), counted into `repairs`; `recent`:
+    the source's last extra column says 'recent'/'old'."""
     if outcome.outside:
         raise LogicalError(f"bisection completeness: a pair at key place {outcome.outside[0]} is in no range compared")
-    repairs = Repairs()
+    found = TurnRepairs()
     settled = set()
     for number, node in enumerate(leaves):
         mine = outcome.replica.get(number, EMPTY)
@@ -76,13 +81,13 @@ def classify(outcome: TurnOutcome, leaves: Sequence[Node], bisection: Bisection,
             )
     for number, held, pair in outcome.differ:
         if number in settled:
-            _classify_source_pair(pair, held, recent, repairs)
+            _classify_source_pair(pair, held, recent, repairs, found)
     for number, pair in outcome.replica_only:
         if number in settled:
-            key = str(pair[0])
-            repairs.tombstones[key] = tuple(str(v) for v in pair[3:])
-            repairs.sample("deleted", key)
-    return repairs
+            found.tombstones.append(tuple(str(v) for v in pair[3:]))
+            repairs.deleted += 1
+            repairs.sample("deleted", str(pair[0]))
+    return found
 
 
 def _counted(figures: Figures) -> Figures:
@@ -90,13 +95,13 @@ def _counted(figures: Figures) -> Figures:
     return Figures(figures.rows, figures.checksum)
 
 
-def _classify_source_pair(pair: Pair, held: bool, recent: bool, repairs: Repairs) -> None:
+def _classify_source_pair(pair: Pair, held: bool, recent: bool, repairs: Repairs, found: TurnRepairs) -> None:
     """A source pair the replica does not hold as it is: re-read, unless the sync reads it anyway."""
     if recent and pair[-1] == "recent":
         repairs.left_to_sync += 1
         return
     key = str(pair[0])
-    repairs.upserts[key] = tuple(str(v) for v in (pair[3:-1] if recent else pair[3:]))
+    found.upserts.append((key, tuple(str(v) for v in (pair[3:-1] if recent else pair[3:])), str(pair[2])))
     if held:
         repairs.changed += 1
         repairs.sample("updated", key)
@@ -107,16 +112,13 @@ def _classify_source_pair(pair: Pair, held: bool, recent: bool, repairs: Repairs
 
 @dataclass
 class Classifier:
-    """Classifies the pairs of each turn of a comparison, keeping only what the repairs need: their
-    keys, and the source's row hash of each key re-read (the re-check compares it with what lands)."""
+    """Classifies the pairs of each turn of a comparison, counting them, and hands each turn's keys to
+    `keep`: the driver holds no key beyond a few samples."""
 
     bisection: Bisection
     recent: bool
+    keep: Callable[[TurnRepairs], None]
     repairs: Repairs = field(default_factory=Repairs)
-    #: Key text -> the row hash the source's row had when compared, for each key re-read.
-    compared: dict[str, str] = field(default_factory=dict)
 
     def __call__(self, leaves: list[Node], outcome: TurnOutcome) -> None:
-        found = classify(outcome, leaves, self.bisection, self.recent)
-        self.repairs.absorb(found)
-        self.compared.update((str(p[0]), str(p[2])) for _, _, p in outcome.differ if str(p[0]) in found.upserts)
+        self.keep(classify(outcome, leaves, self.bisection, self.recent, self.repairs))

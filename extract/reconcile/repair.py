@@ -1,10 +1,10 @@
 """Land a reconcile's repairs: the upserted keys re-read from the source into staging (the sync's
-landing, one partition per list of keys), the tombstones into their own table; then re-check what
-landed against the rows that were compared, before the run is marked landed."""
+landing, one partition per list of keys; the tombstones landed as they were found); then re-check
+what landed against the rows that were compared, before the run is marked landed."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import psycopg
 from psycopg import sql
@@ -17,9 +17,9 @@ from extract.lifecycle.active_run import ActiveRun
 from extract.lifecycle.context import RunContext
 from extract.partitions.plan import Partition, Segment
 from extract.planning.table_plan import TablePlan
-from extract.reconcile.classify import Repairs
 from extract.reconcile.hashes import row_hashes
-from extract.reconcile.replica_side import ISO_DATES_LOCAL, land_tombstones
+from extract.reconcile.repair_keys import RepairKeys, upsert_keys_table
+from extract.reconcile.replica_side import ISO_DATES_LOCAL
 from extract.source.dialects.postgres import PostgresDialect
 from extract.state.run_log import RunRecord
 
@@ -45,19 +45,21 @@ def _key_filter(context: RunContext, plan: TablePlan, keys: Sequence[tuple[str, 
     return " or ".join(f"({m})" for m in matches)
 
 
-def land_upserts(run: ActiveRun[RunRecord], plan: TablePlan, repairs: Repairs) -> int:
-    """Re-read every upserted key from the source into staging, tagged with the run; returns rows landed."""
-    keys = list(repairs.upserts.values())
-    if not keys:
+def land_upserts(run: ActiveRun[RunRecord], plan: TablePlan, keys: RepairKeys, count: int) -> int:
+    """Re-read the `count` upserted keys from the source into staging, tagged with the run; returns rows
+    landed."""
+    if not count:
         return 0
     context, record = run.context, run.record
     size = KEYS_PER_PARTITION if len(plan.source_keys) == 1 else KEYS_PER_PARTITION_COMPOSITE
-    chunks = [keys[i : i + size] for i in range(0, len(keys), size)]
     order = tuple(plan.source_keys)
-    parts = [Segment(f"keys {i}", order, _key_filter(context, plan, chunk)) for i, chunk in enumerate(chunks, 1)]
+    parts = [
+        Segment(f"keys {i}", order, _key_filter(context, plan, chunk))
+        for i, chunk in enumerate(keys.positions(size), 1)
+    ]
     partitions = [Partition(i, part.name, None, None) for i, part in enumerate(parts, 1)]
-    record.landed_by = "driver" if context.fits_driver(len(keys)) else "spark"
-    run.plan(partitions, len(keys))
+    record.landed_by = "driver" if context.fits_driver(count) else "spark"
+    run.plan(partitions, count)
     lands = land_in_driver if record.landed_by == "driver" else land_partitions
     staging = (plan.names.schema, plan.names.staging_table)
     source, settings = context.partition_source(plan.table, plan.columns), context.settings
@@ -70,45 +72,35 @@ def land_upserts(run: ActiveRun[RunRecord], plan: TablePlan, repairs: Repairs) -
     return record.rows_landed or 0
 
 
-def land_all_tombstones(conn: psycopg.Connection, plan: TablePlan, run_id: int, repairs: Repairs) -> None:
-    land_tombstones(conn, plan.names, plan.mapped_keys, list(repairs.tombstones.values()), run_id)
+#: A row that landed under a key not compared, or that does not hash as its source row did when compared.
+_RECHECK_DIFFERS = sql.SQL("l.key_text is not null and (k.key_text is null or k.compared is distinct from l.row_hash)")
 
 
-#: Re-read rows the re-check takes from the server at a time.
-RECHECK_BATCH = 10_000
-
-
-def recheck(
-    conn: psycopg.Connection,
-    context: RunContext,
-    plan: TablePlan,
-    run_id: int,
-    compared: Mapping[str, str],
-    repairs: Repairs,
-) -> int:
+def recheck(conn: psycopg.Connection, context: RunContext, plan: TablePlan, run_id: int) -> int:
     """Each re-read row must hash as its source row did when compared: else the two sides' texts of a
     row disagree (or the source changed meanwhile), and nothing is applied. Returns the keys that
-    vanished from the source between the comparison and the re-read (left to the next reconcile)."""
+    vanished from the source between the comparison and the re-read (left to the next reconcile).
+    The server matches what landed with the keys compared (repair_keys.py): the driver holds neither."""
     staged = row_hashes(context.dialect, plan, qualifier="s.")
     conn.execute(ISO_DATES_LOCAL)
-    cursor = conn.execute(
-        sql.SQL("select {}, {} from {} as s where s.{} = %s").format(
+    row = conn.execute(
+        sql.SQL(
+            "select count(*) filter (where {differs}), min(l.key_text) filter (where {differs}),"
+            " count(*) filter (where l.key_text is null)"
+            " from (select {} as key_text, cast({} as text) as row_hash from {} as s where s.{} = %s) as l"
+            " full join {} as k on k.key_text = l.key_text"
+        ).format(
             sql.SQL(staged.replica_key_text),
             sql.SQL(staged.replica_row),
             sql.Identifier(plan.names.schema, plan.names.staging_table),
             sql.Identifier(RUN_ID_COLUMN),
+            upsert_keys_table(),
+            differs=_RECHECK_DIFFERS,
         ),
         (run_id,),
-    )
-    # In batches: at 1% of 10,000,000 rows, the whole answer as Python objects was tens of megabytes.
-    landed: set[str] = set()
-    differ, first = 0, ""
-    while batch := cursor.fetchmany(RECHECK_BATCH):
-        for key, row_hash in batch:
-            landed.add(str(key))
-            if compared.get(str(key)) != str(row_hash):
-                differ, first = differ + 1, first or str(key)
+    ).fetchone()
     conn.commit()
+    differ, first, vanished = (0, None, 0) if row is None else row
     if differ:
         raise KeyValueRefused(
             f"LOGICAL ERROR: bisection completeness: {differ} re-read row(s) do not hash as the rows compared "
@@ -116,4 +108,4 @@ def recheck(
             "a value of this row differently; nothing was applied, run the reconcile again",
             repr(first),
         )
-    return sum(1 for key in repairs.upserts if key not in landed)
+    return int(vanished)

@@ -39,7 +39,7 @@ class ReconcileResult:
     output_state: dict[str, object] | None = None
 
     def fill(self, repairs: Repairs) -> None:
-        self.inserted, self.updated, self.deleted = repairs.inserted, repairs.changed, len(repairs.tombstones)
+        self.inserted, self.updated, self.deleted = repairs.inserted, repairs.changed, repairs.deleted
         self.left_to_sync, self.unsettled_ranges = repairs.left_to_sync, repairs.unsettled
         self.samples = {kind: keys for kind, keys in repairs.samples.items()}
 
