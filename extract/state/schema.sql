@@ -485,9 +485,10 @@ create or replace function {state}.tidemark_bytes_text(value bytea) returns text
 language sql immutable strict parallel safe
 as $$ select encode(value, 'hex') $$;
 
+-- PostgreSQL writes a uuid in lower case already: a lower() per row cost a third of a uuid key's hash.
 create or replace function {state}.tidemark_uuid_text(value uuid) returns text
 language sql immutable strict parallel safe
-as $$ select lower(cast(value as text)) $$;
+as $$ select cast(value as text) $$;
 
 -- char(n) loses its padding when cast to text; rpad puts it back (`width` is the n).
 create or replace function {state}.tidemark_char_text(value bpchar, width integer) returns text

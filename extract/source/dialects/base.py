@@ -39,6 +39,8 @@ def joined_text(separator: str, expressions: Sequence[str]) -> str:
     """The expressions, NULL written as \\N, joined by `separator` with concat_ws calls of at most
     ROW_TEXT_CHUNK arguments each, nested: none of the parts is NULL, so nesting joins the same text."""
     parts = [text_or_null_mark(e) for e in expressions]
+    if len(parts) == 1:
+        return parts[0]  # the same text, without a call per row (a one-column key's text, of every row)
     while len(parts) > ROW_TEXT_CHUNK:
         chunks = [parts[i : i + ROW_TEXT_CHUNK] for i in range(0, len(parts), ROW_TEXT_CHUNK)]
         parts = [f"concat_ws({separator}, {', '.join(chunk)})" for chunk in chunks]
