@@ -4,7 +4,7 @@ Spark is left for what is large, the re-read of the rows to repair (extract/reco
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
@@ -105,7 +105,8 @@ class SourceSide:
             queries = [pairs_query(self.side, self.space, piece) for piece in pieces]
         else:
             queries = [pairs_query(self.side, self.space, leaves, within) for within in self.ranges]
-        self._each(queries, self.turns, lambda connection, query: connection.read_into(turn.sink, "source", query))
+        for _ in self._each(queries, self.turns, lambda c, query: c.read_into(turn.sink, "source", query)):
+            pass
 
     @property
     def _queries_at_once(self) -> int:
@@ -114,14 +115,15 @@ class SourceSide:
     def _place(self, node: Node) -> int:
         return node.index * self.space.divisor(node.depth)
 
-    def _read(self, queries: list[str]) -> list[tuple[str | None, ...]]:
-        """The rows of `queries`."""
-        answers = self._each(queries, self.context.sources, lambda connection, query: connection.query(query))
-        return [row for rows in answers for row in rows]
+    def _read(self, queries: list[str]) -> Iterator[tuple[str | None, ...]]:
+        """The rows of `queries`, one answer after another: with a hashed key every key range's answer
+        holds most of the level's ranges, and all of them at once were hundreds of megabytes."""
+        for rows in self._each(queries, self.context.sources, lambda connection, query: connection.query(query)):
+            yield from rows
 
-    def _each(self, queries: list[str], sources: SourcePool, ask: Callable[[JdbcConnection, str], T]) -> list[T]:
+    def _each(self, queries: list[str], sources: SourcePool, ask: Callable[[JdbcConnection, str], T]) -> Iterator[T]:
         """`ask` each of `queries`, TIDEMARK_RECONCILE_SOURCE_QUERIES at a time, each on a connection of
-        `sources`."""
+        `sources`; the answers in the order of `queries`, each as soon as it and those before it came."""
 
         def one(query: str) -> T:
             try:
@@ -130,10 +132,11 @@ class SourceSide:
                 sources.release()  # the next query, on whichever thread, takes the connection over
 
         if len(queries) == 1:
-            return [one(queries[0])]
+            yield one(queries[0])
+            return
         workers = min(len(queries), self._queries_at_once)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="source-range") as pool:
-            return list(pool.map(one, queries))
+            yield from pool.map(one, queries)
 
 
 def _pieces(items: Sequence[T], count: int) -> list[list[T]]:
