@@ -172,7 +172,7 @@ class ReconcileReader(RunLogReader):
             context,
             source_relation(context, plan, hashes, recent),
             bisection.space,
-            source_ranges(context, plan, bounds, total),
+            source_ranges(context, plan, hashes, bounds, total),
             turns,
         )
         with closing(turns), psycopg.connect(context.settings.target.libpq_url, autocommit=False) as replica_conn:
