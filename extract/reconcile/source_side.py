@@ -111,8 +111,8 @@ class SourceSide:
         return node.index * self.space.divisor(node.depth)
 
     def _read(self, queries: list[str]) -> Iterator[tuple[str | None, ...]]:
-        """The rows of `queries`, one answer after another: with a hashed key every key range's answer
-        holds most of the level's ranges, and all of them at once were hundreds of megabytes."""
+        """The rows of `queries`, one answer after another: a level's key ranges are summed as their answers
+        come, never all held at once."""
         for rows in self._each(queries, self.context.sources, lambda connection, query: connection.query(query)):
             yield from rows
 
