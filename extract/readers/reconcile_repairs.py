@@ -110,7 +110,11 @@ class ReconcileReader(RunLogReader):
         hashes = row_hashes(context.dialect, plan, bounds)
         bisection = Bisection(HashSpace.of(settings.factor, hashes.key_bits), settings.leaf_rows)
         keys = RepairKeys(conn, plan.names, plan.mapped_keys, record.run_id)
-        repairs = self._compare(conn, record, bounds, bisection, total, hashes, keys)
+        if not options.dry_run:  # a dry run lands nothing: of each turn's keys it keeps counts and samples
+            keys.open()
+        repairs = self._compare(
+            conn, record, bounds, bisection, total, hashes, ignore_keys if options.dry_run else keys
+        )
         result.levels, result.ranges_compared = bisection.queries, bisection.ranges
         deletes = result.boundary_deleted + repairs.deleted
         # Under a record id, a changed key is a delete until its row lands at its new key: such a table is
@@ -153,7 +157,7 @@ class ReconcileReader(RunLogReader):
         bisection: Bisection,
         total: int,
         hashes: RowHashes,
-        keys: RepairKeys,
+        keep: Callable[[TurnRepairs], None],
     ) -> Repairs:
         context, plan = self.context, self.plan
         bound = changed_rows_bound(context, plan, record.watermark_used)
@@ -183,7 +187,7 @@ class ReconcileReader(RunLogReader):
                 bisection.space,
                 lambda: JdbcConnection(jvm, context.settings.target),
             )
-            classifier = Classifier(bisection, recent is not None, self._keeper(keys))
+            classifier = Classifier(bisection, recent is not None, keep)
             comparer = Comparer(source, replica, bisection, self.observer, plan.config.key, jvm)
             with closing(replica):
                 first = bisection.space.first_depth(total, bisection.leaf_rows)
@@ -194,13 +198,6 @@ class ReconcileReader(RunLogReader):
                 f"({', '.join(plan.table.primary_key)}): a replica cannot hold them; fix the source"
             )
         return classifier.repairs
-
-    def _keeper(self, keys: RepairKeys) -> Callable[[TurnRepairs], None]:
-        """Where each turn's keys go: to the target, unless the run is a dry run, which lands nothing."""
-        if self.options.dry_run:
-            return ignore_keys
-        keys.open()
-        return keys
 
     def output_state(self, conn: psycopg.Connection, record: RunRecord) -> StreamState:
         """The cursor as it was: a reconcile repairs rows, it does not move the stream's position; unless it

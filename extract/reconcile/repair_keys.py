@@ -72,5 +72,5 @@ class RepairKeys:
 
 
 def ignore_keys(found: TurnRepairs) -> None:
-    """What a dry run keeps of a turn's keys: their counts and samples alone."""
+    """A dry run's keeper: the classifier has counted the turn's keys and kept samples; nothing lands."""
     return None
