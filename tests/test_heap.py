@@ -52,3 +52,16 @@ def test_released_objects_are_collected_again() -> None:
     assert gc.get_freeze_count() > 0
     release_frozen()
     assert gc.get_freeze_count() == 0
+
+
+def test_a_block_that_made_much_garbage_is_collected_before_it_is_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("extract.runtime.heap.COLLECT_ABOVE", 1_000)
+    gc.unfreeze()
+    gc.collect()
+    with long_lived_objects():
+        for _ in range(5_000):
+            cycle: list[object] = []
+            cycle.append(cycle)
+    frozen_garbage = gc.get_freeze_count()
+    gc.unfreeze()
+    assert gc.collect() < 1_000, f"{frozen_garbage} objects frozen, most of them unreachable cycles"

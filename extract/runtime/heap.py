@@ -5,6 +5,10 @@ as the process. Each full collection walks all of them: reading the parse of a p
 took twice as long with the collector on (2.6 s against 1.3 s), and every later collection of a run
 walks the manifest again. So the collector is paused while dbt is imported and the project read, and
 what is alive then is frozen: later collections look only at what was made after it.
+
+Frozen garbage is never freed. Reading a saved parse leaves little (6,000 of 675,000 objects on that
+project); a full parse leaves most of what it made (3.5 of 4.2 million): a block that made more
+objects than `COLLECT_ABOVE` is collected once before its objects are frozen.
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+#: Objects a paused block may leave behind without a collection before they are frozen.
+COLLECT_ABOVE = 1_000_000
 
 
 @contextmanager
@@ -23,6 +30,8 @@ def long_lived_objects() -> Iterator[None]:
     try:
         yield
     finally:
+        if gc.get_count()[0] > COLLECT_ABOVE:
+            gc.collect()
         gc.freeze()
         if was_enabled:
             gc.enable()
