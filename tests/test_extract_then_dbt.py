@@ -160,3 +160,18 @@ def test_the_state_view_is_made_again_only_when_it_is_not_the_one_of_this_defini
     demo.dbt("build", "--select", "state")
     assert demo.scalar(view) != made and demo.scalar(comment) == marker
     assert demo.scalar("select count(*) from _migration._migration_state where sync_status = 'success'") == 5
+
+
+def test_dbt_arguments_that_change_the_parse_reach_the_nodes(demo: Project) -> None:
+    """The pass reads the project's parse ahead of the run: a `--vars` that a node's config reads must be
+    the run's, as with a plain `dbt build --vars`."""
+    customers = demo.model_name("dbo.Customers")
+    (demo.root / "models" / "customers_by_var.sql").write_text(
+        "{{ config(materialized='table', alias=var('customers_alias', 'customers_by_default')) }}\n"
+        f"select count(*) as customers from {{{{ ref('{customers}') }}}}\n"
+    )
+    result = demo.cli("--all", "--dbt", "build --vars '{customers_alias: customers_by_var}'")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    built = "select table_name from information_schema.tables where table_name like 'customers_by_%'"
+    with demo.target() as conn:
+        assert [row[0] for row in conn.execute(built).fetchall()] == ["customers_by_var"]

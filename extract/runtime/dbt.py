@@ -21,6 +21,7 @@ from extract.config.environment import dbt_profiles_dir
 from extract.core.errors import TidemarkError, first_line, one_line
 from extract.runtime import dbt_check_record
 from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
+from extract.runtime.dbt_parse_options import parse_options
 from extract.runtime.dbt_project_files import project_fingerprint
 from extract.runtime.dbt_selection import arguments_for, replica_models
 from extract.runtime.heap import long_lived_objects, release_frozen
@@ -156,6 +157,7 @@ class InProcessDbt:
             # Nothing printed: were the project broken, the run below parses it again and reports why.
             # The run writes the artifacts; the parse only needs to hand over the manifest.
             command = ["parse", "--log-level", "none", "--no-write-json", "--project-dir", project]
+            command += parse_options(self.args)
             result = dbtRunner().invoke(command)
             if result.success:
                 self._manifest = result.result
