@@ -37,11 +37,14 @@ UV_VERSION := 0.13.9
 #
 # pyspark comes as a source archive only: the wheel built from it holds about 400 MB of jars, which
 # deflating would cost half the install's time, to be inflated again at once; stored, it is the same files.
+# uv fetches that archive again at each install and keeps each build (1.4 GB) in its cache; the ones no
+# longer in use are pruned (56 of them had filled 53 GB of a disk).
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt build-constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -c constraints.txt -b build-constraints.txt \
 		--config-setting=--build-option=--compression=stored -r requirements.txt -r requirements-dev.txt
+	$(BIN)/uv cache prune --quiet
 	@touch $@
 
 # Builds the landing jar (extract/landing/jvm), then the class archive: Spark's driver starts in about
