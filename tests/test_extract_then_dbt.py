@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
-from tests.conftest import Project
+from tests.conftest import REPO, Project
 from tests.demo_fixture import committed_watermark, demo, refuse_credit_limit_change
 from tests.replica_check import assert_replicas_equal
 
@@ -170,7 +173,16 @@ def test_dbt_arguments_that_change_the_parse_reach_the_nodes(demo: Project) -> N
         "{{ config(materialized='table', alias=var('customers_alias', 'customers_by_default')) }}\n"
         f"select count(*) as customers from {{{{ ref('{customers}') }}}}\n"
     )
-    result = demo.cli("--all", "--dbt", "build --vars '{customers_alias: customers_by_var}'")
+    # A process of its own, as a user's command: its dbt parses afresh with those variables, where a fork
+    # of the test worker (demo.cli) would inherit the worker's threads and their locks.
+    result = subprocess.run(
+        [sys.executable, "-m", "extract", "--all", "--dbt", "build --vars '{customers_alias: customers_by_var}'"],
+        env={**os.environ, **demo.env, "DBT_PROFILES_DIR": str(demo.root)},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     built = "select table_name from information_schema.tables where table_name like 'customers_by_%'"
     with demo.target() as conn:

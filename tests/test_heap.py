@@ -11,7 +11,8 @@ from extract.runtime.heap import long_lived_objects, release_frozen
 
 
 @pytest.fixture(autouse=True)
-def _collector_as_it_was() -> Iterator[None]:
+def _collector_as_it_was(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr("extract.runtime.heap._frozen_elsewhere", 0)
     enabled = gc.isenabled()
     yield
     gc.unfreeze()
@@ -65,3 +66,15 @@ def test_a_block_that_made_much_garbage_is_collected_before_it_is_frozen(monkeyp
     frozen_garbage = gc.get_freeze_count()
     gc.unfreeze()
     assert gc.collect() < 1_000, f"{frozen_garbage} objects frozen, most of them unreachable cycles"
+
+
+def test_objects_frozen_by_the_process_that_forked_this_one_stay_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("extract.runtime.heap._frozen_elsewhere", None)
+    gc.unfreeze()
+    parents = [[n] for n in range(1_000)]
+    gc.freeze()  # as a fork server does before it forks
+    frozen = gc.get_freeze_count()
+    with long_lived_objects():
+        pass
+    release_frozen()
+    assert gc.get_freeze_count() >= frozen >= len(parents)
