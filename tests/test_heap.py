@@ -12,7 +12,7 @@ from extract.runtime.heap import long_lived_objects, release_frozen
 
 @pytest.fixture(autouse=True)
 def _collector_as_it_was(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr("extract.runtime.heap._frozen_elsewhere", 0)
+    monkeypatch.setattr("extract.runtime.heap._frozen_before_ours", 0)
     enabled = gc.isenabled()
     yield
     gc.unfreeze()
@@ -69,7 +69,7 @@ def test_a_block_that_made_much_garbage_is_collected_before_it_is_frozen(monkeyp
 
 
 def test_objects_frozen_by_the_process_that_forked_this_one_stay_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("extract.runtime.heap._frozen_elsewhere", None)
+    monkeypatch.setattr("extract.runtime.heap._frozen_before_ours", None)
     gc.unfreeze()
     parents = [[n] for n in range(1_000)]
     gc.freeze()  # as a fork server does before it forks
@@ -78,3 +78,12 @@ def test_objects_frozen_by_the_process_that_forked_this_one_stay_frozen(monkeypa
         pass
     release_frozen()
     assert gc.get_freeze_count() >= frozen >= len(parents)
+
+
+def test_nothing_is_thawed_before_tidemark_froze_anything(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("extract.runtime.heap._frozen_before_ours", None)
+    gc.unfreeze()
+    parents = [[n] for n in range(1_000)]
+    gc.freeze()  # a fork server's, and no parse of tidemark's frozen yet
+    release_frozen()
+    assert gc.get_freeze_count() >= len(parents)

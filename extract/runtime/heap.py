@@ -23,16 +23,16 @@ COLLECT_ABOVE = 1_000_000
 #: How many objects were frozen before tidemark first froze any (None: it has not yet). A process forked
 #: from one that froze its own objects (a fork server) must not collect them: their connections are the
 #: parent's.
-_frozen_elsewhere: int | None = None
+_frozen_before_ours: int | None = None
 
 
 @contextmanager
 def long_lived_objects() -> Iterator[None]:
     """Pause the collector while the block builds objects meant to live (process-wide: other threads'
     garbage waits too, for the few seconds of a parse), then freeze them out of later collections."""
-    global _frozen_elsewhere
-    if _frozen_elsewhere is None:
-        _frozen_elsewhere = gc.get_freeze_count()
+    global _frozen_before_ours
+    if _frozen_before_ours is None:
+        _frozen_before_ours = gc.get_freeze_count()
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -47,9 +47,9 @@ def long_lived_objects() -> Iterator[None]:
 
 def release_frozen() -> None:
     """Give frozen objects back to the collector, and collect: before a new parse replaces the old one
-    (in a long-running process), whose cycles would otherwise never be freed. Not when objects were frozen
-    before tidemark froze any: thawing would give the collector those too."""
-    if _frozen_elsewhere:
+    (in a long-running process), whose cycles would otherwise never be freed. Only when every frozen object
+    is tidemark's: not before it froze any, nor when others froze theirs first (thawing would free those)."""
+    if _frozen_before_ours != 0:
         return
     gc.unfreeze()
     gc.collect()
