@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from extract.config.seeds import SyncTable, fold_name
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import TidemarkError
-from extract.core.sql_contract import CHANGED_KEYS_PREFIX, HISTORY_SUFFIX, MAX_NAME_BYTES, TOMBSTONE_PREFIX
+from extract.core.sql_contract import (
+    CHANGED_KEYS_PREFIX,
+    HISTORY_SUFFIX,
+    KEPT_FIGURES_PREFIX,
+    MAX_NAME_BYTES,
+    TOMBSTONE_PREFIX,
+)
 
 STAGING_PREFIX = "stg__"
 FIRST_SYNC_PREFIX = "stg_first__"
@@ -41,6 +47,11 @@ class TargetNames:
         return TOMBSTONE_PREFIX + self.table
 
     @property
+    def kept_figures_table(self) -> str:
+        """The replica's figures a reconcile keeps for the next one (extract/reconcile/kept_figures.py)."""
+        return KEPT_FIGURES_PREFIX + self.table
+
+    @property
     def changed_keys_table(self) -> str:
         """The keys merges changed since the replica's dbt snapshot last ran (see history_changes.sql)."""
         return CHANGED_KEYS_PREFIX + self.table
@@ -66,6 +77,7 @@ class TargetNames:
     def identifiers(self, asof_history: bool) -> tuple[str, ...]:
         """Every name the target holds for this table: its schema and each relation beside the replica."""
         names = [self.schema, self.table, self.staging_table, self.first_sync_table, self.tombstone_table]
+        names.append(self.kept_figures_table)
         names.append(self.table + HISTORY_SUFFIX)
         if asof_history:
             names += [self.snapshot_table, self.snapshot_table + "__run", self.asof_history_table]

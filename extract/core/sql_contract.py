@@ -21,6 +21,9 @@ FIRST_SYNC_RECORD = "tidemark first sync of run "
 
 #: A reconcile's tombstones (keys to delete) land beside staging in a table named with this prefix.
 TOMBSTONE_PREFIX = "del__"
+#: A reconcile keeps the replica's figures of its first level (extract/reconcile/kept_figures.py) beside
+#: the replica in a table named with this prefix.
+KEPT_FIGURES_PREFIX = "rng__"
 #: The keys a merge changed since the replica's dbt snapshot last ran, for the snapshot to compare (and
 #: nothing else), are kept beside the replica in a table named with this prefix.
 CHANGED_KEYS_PREFIX = "chg__"

@@ -60,8 +60,8 @@ def replace_replica(conn: psycopg.Connection, plan: TablePlan, run_id: int) -> t
     for column in required:
         conn.execute(sql.SQL("alter table {} alter column {} set not null").format(landed, sql.Identifier(column)))
     # Staging, the tombstones and the changed keys hold the old columns and key, and only runs this one
-    # supersedes.
-    superseded = (names.staging_table, names.tombstone_table, names.changed_keys_table)
+    # supersedes; the kept figures are of the old table.
+    superseded = (names.staging_table, names.tombstone_table, names.changed_keys_table, names.kept_figures_table)
     dropped = [replica, *(sql.Identifier(names.schema, t) for t in superseded)]
 
     def swap() -> None:

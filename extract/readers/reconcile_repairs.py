@@ -31,6 +31,7 @@ from extract.reconcile.classify import Classifier, Repairs, TurnRepairs
 from extract.reconcile.compare import Comparer
 from extract.reconcile.guards import DeleteGuard, check_guards, moved_keys, refuse_pending_runs, replica_rows
 from extract.reconcile.hashes import RowHashes, row_hashes
+from extract.reconcile.kept_figures import KeptFigures
 from extract.reconcile.repair import land_upserts, recheck
 from extract.reconcile.repair_keys import RepairKeys, ignore_keys
 from extract.reconcile.replica_side import (
@@ -181,11 +182,17 @@ class ReconcileReader(RunLogReader):
         )
         with closing(turns), psycopg.connect(context.settings.target.libpq_url, autocommit=False) as replica_conn:
             comparison_session(replica_conn)
+            replica_side = replica_relation(plan, hashes, within)
+            last_place = (
+                None
+                if bounds is None or not bounds.whole_numbers or bounds.source_empty
+                else (int(bounds.high or bounds.low or 0) - int(bounds.low or 0))
+            )
+            kept = KeptFigures(
+                replica_conn, plan.names, replica_side, bisection.space, not self.options.dry_run, self._say, last_place
+            )
             replica = ReplicaSide(
-                replica_conn,
-                replica_relation(plan, hashes, within),
-                bisection.space,
-                lambda: JdbcConnection(jvm, context.settings.target),
+                replica_conn, replica_side, bisection.space, lambda: JdbcConnection(jvm, context.settings.target), kept
             )
             classifier = Classifier(bisection, recent is not None, keep)
             comparer = Comparer(source, replica, bisection, self.observer, plan.config.key, jvm)

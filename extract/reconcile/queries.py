@@ -36,27 +36,45 @@ def _where(conditions: Sequence[str]) -> str:
     return " where " + " and ".join(f"({c})" for c in kept) if kept else ""
 
 
-def level_query(side: HashedRelation, space: HashSpace, level: Level, within: str = "") -> str:
+def node_expression(side: HashedRelation, space: HashSpace, depth: int) -> str:
+    """The index of a row's range at `depth`."""
+    return f"{side.key_hash} / {space.divisor(depth)}"
+
+
+def level_query(side: HashedRelation, space: HashSpace, level: Level, within: str = "", version: str = "") -> str:
     """Rows: range index, row count, sum of row hashes (exact), rows with a NULL key; only ranges with rows.
+    With `version` (an expression per row), then the exact sum of its values.
 
     `within` narrows the rows further (a key range of the source, one query of several at once)."""
     dialect = side.dialect
-    node = f"{side.key_hash} / {space.divisor(level.depth)}"
+    node = node_expression(side, space, level.depth)
     conditions = [side.where, within]
     if level.parents is not None:
         parent = f"{side.key_hash} / {space.divisor(level.depth - 1)}"
         conditions.append(places_slice(side, space, [Node(level.depth - 1, p) for p in level.parents]))
         conditions.append(dialect.in_integers(parent, level.parents))
         conditions.append(f"({node}) % {space.factor} <> {space.factor - 1}")  # the cache derives the last
+    versions = ("", "")
+    if version:
+        versions = (f", {version} as tidemark_version", f", {dialect.exact_sum('hashed.tidemark_version')}")
     hashed = (
         f"select {node} as tidemark_node, {side.row_hash} as tidemark_row_hash, "
-        f"{side.null_key} as tidemark_null_key from {side.relation}{_where(conditions)}"
+        f"{side.null_key} as tidemark_null_key{versions[0]} from {side.relation}{_where(conditions)}"
     )
     return (
         f"select hashed.tidemark_node, {dialect.count_expression()} as tidemark_rows, "
         f"{dialect.exact_sum('hashed.tidemark_row_hash')} as tidemark_checksum, "
-        f"sum(hashed.tidemark_null_key) as tidemark_null_keys "
+        f"sum(hashed.tidemark_null_key) as tidemark_null_keys{versions[1]} "
         f"from ({hashed}) as hashed group by hashed.tidemark_node"
+    )
+
+
+def versions_query(side: HashedRelation, space: HashSpace, depth: int, version: str) -> str:
+    """Rows: range index, row count and the exact sum of `version` over its rows; no row is hashed."""
+    node = node_expression(side, space, depth)
+    return (
+        f"select {node}, {side.dialect.count_expression()}, {side.dialect.exact_sum(version)} "
+        f"from {side.relation}{_where([side.where])} group by {node}"
     )
 
 

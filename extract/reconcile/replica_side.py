@@ -13,6 +13,7 @@ from extract.core.sql_contract import KEY_HASH_COLUMN, ROW_HASH_COLUMN, RUN_ID_C
 from extract.landing.replica_locks import with_lock_timeout
 from extract.planning.table_plan import TablePlan
 from extract.reconcile.hashes import RowHashes
+from extract.reconcile.kept_figures import KeptFigures
 from extract.reconcile.queries import HashedRelation, level_query, pairs_query
 from extract.reconcile.tree import Figures, HashSpace, Level, Node
 from extract.reconcile.turn import PairTurn
@@ -112,6 +113,8 @@ class ReplicaSide:
     #: Opens the same database through JDBC, in the JVM that matches the pairs: on the first turn, so a
     #: table with nothing to repair opens none.
     open_jdbc: Callable[[], JdbcConnection]
+    #: The figures the last reconcile kept of the first level (None: hash every row of it).
+    kept: KeptFigures | None = None
     _jdbc: JdbcConnection | None = None
 
     def close(self) -> None:
@@ -120,6 +123,8 @@ class ReplicaSide:
             self._jdbc = None
 
     def level(self, level: Level) -> dict[int, Figures]:
+        if level.parents is None and self.kept is not None:
+            return self.kept.first_level(level)
         rows = self.conn.execute(level_query(self.side, self.space, level)).fetchall()
         self.conn.commit()
         return {int(node): Figures(int(count), int(checksum), int(nulls)) for node, count, checksum, nulls in rows}

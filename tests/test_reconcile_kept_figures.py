@@ -1,0 +1,122 @@
+"""A reconcile keeps the replica's figures of its first level: the next one hashes again only the ranges
+whose rows were written since, by a merge or by hand, and none of a table given a new file."""
+
+from __future__ import annotations
+
+import pytest
+
+from extract.core.observer import Event, Note
+from extract.readers.reconcile_repairs import reconcile_table
+from extract.reconcile.result import ReconcileOptions, ReconcileResult
+from tests.conftest import Project
+from tests.replica_check import assert_replicas_equal
+
+ROWS = 1_000
+#: The range of the source's highest key is hashed again every time: its limit moves with new keys.
+KEPT_ALL = "the replica's figures of 62 of 63 ranges kept from its last reconcile; 1 hashed again"
+
+
+@pytest.fixture
+def synced(project: Project) -> Project:
+    # 63 ranges of 16 keys at the first level.
+    project.env.update({"TIDEMARK_RECONCILE_FACTOR": "4", "TIDEMARK_RECONCILE_LEAF_ROWS": "8"})
+    with project.source() as conn:
+        conn.execute("create schema dbo")
+        conn.execute(
+            """create table dbo."Items" ("Id" integer primary key, "Name" text, "Price" numeric(9, 2),
+            "ModifiedDate" timestamp(3))"""
+        )
+        conn.execute(
+            f"""insert into dbo."Items" select i, 'item ' || i, i / 4.0,
+            timestamp '2026-01-01' + i * interval '1 minute' from generate_series(1, {ROWS}) as i"""
+        )
+    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
+    project.generate()
+    project.sync_replicas()
+    return project
+
+
+def _reconcile(project: Project, options: ReconcileOptions | None = None) -> tuple[ReconcileResult, list[str]]:
+    """One reconcile and its merge; the notes it wrote."""
+    notes: list[str] = []
+
+    def observe(event: Event) -> None:
+        if isinstance(event, Note):
+            notes.append(event.text)
+
+    planner = project.planner
+    result = reconcile_table(
+        planner.context, planner.plan(planner.find("dbo.Items")), options or ReconcileOptions(), observe
+    )
+    project.merge()
+    return result, notes
+
+
+def _kept(notes: list[str]) -> list[str]:
+    return [n for n in notes if n.startswith("the replica's figures of")]
+
+
+def _replica(project: Project) -> str:
+    plan = project.planner.plan(project.planner.find("dbo.Items"))
+    return f'"{plan.names.schema}"."{plan.names.table}"'
+
+
+def _changes(result: ReconcileResult) -> tuple[int, int, int]:
+    return result.inserted, result.updated, result.deleted
+
+
+def test_only_ranges_written_since_are_hashed_again(synced: Project) -> None:
+    first, notes = _reconcile(synced)
+    assert (first.status, _kept(notes)) == ("exact", [])  # nothing kept yet: every range hashed
+    again, notes = _reconcile(synced)
+    assert (again.status, _kept(notes)) == (
+        "exact",
+        [KEPT_ALL],
+    )
+    with synced.source() as conn:  # the cursor kept: only a reconcile sees these
+        conn.execute("""update dbo."Items" set "Name" = 'backdated' where "Id" = 100""")
+        conn.execute('delete from dbo."Items" where "Id" = 500')
+        conn.execute("""insert into dbo."Items" values (1001, 'late', 1, timestamp '2026-01-01')""")
+    repaired, notes = _reconcile(synced)
+    assert _changes(repaired) == (1, 1, 1)
+    assert _kept(notes) == [KEPT_ALL]
+    after, notes = _reconcile(synced)  # the merge wrote three ranges of the replica, the highest key's too
+    assert after.status == "exact"
+    assert _kept(notes) == ["the replica's figures of 60 of 63 ranges kept from its last reconcile; 3 hashed again"]
+    assert_replicas_equal(synced)
+
+
+def test_rows_written_by_hand_in_the_replica_are_found(synced: Project) -> None:
+    """Whoever writes a row gives it a new version: figures kept from before it are not used."""
+    _reconcile(synced)
+    replica = _replica(synced)
+    with synced.target() as conn:
+        conn.execute(f"""update {replica} set "name" = 'by hand' where "id" = 10""")
+        conn.execute(f"""update {replica} set "price" = "price" where "id" = 20""")  # a new version, same values
+        conn.execute(f'delete from {replica} where "id" = 400')
+        # The same count, the same key, another row.
+        conn.execute(f'create temporary table was as select * from {replica} where "id" = 300')
+        conn.execute(f'delete from {replica} where "id" = 300')
+        conn.execute(f"""insert into {replica} select * from was""")
+        conn.execute(f"""update {replica} set "name" = 'again' where "id" = 300""")
+    repaired, notes = _reconcile(synced)
+    assert _changes(repaired) == (1, 2, 0)
+    assert _kept(notes) == ["the replica's figures of 58 of 63 ranges kept from its last reconcile; 5 hashed again"]
+    assert_replicas_equal(synced)
+
+
+def test_a_table_given_a_new_file_keeps_no_figures(synced: Project) -> None:
+    _reconcile(synced)
+    with synced.target() as conn:
+        conn.execute(f"vacuum full {_replica(synced)}")
+    result, notes = _reconcile(synced)
+    assert (result.status, _kept(notes)) == ("exact", [])
+
+
+def test_a_dry_run_keeps_nothing(synced: Project) -> None:
+    plan = synced.planner.plan(synced.planner.find("dbo.Items"))
+    _reconcile(synced, ReconcileOptions(dry_run=True))
+    kept = synced.scalar("select to_regclass(%s)::text", (f'"{plan.names.schema}"."{plan.names.kept_figures_table}"',))
+    assert kept is None
+    _reconcile(synced)
+    assert synced.scalar(f'select count(*) from "{plan.names.schema}"."{plan.names.kept_figures_table}"') == 63
