@@ -31,6 +31,9 @@ class KeyBounds:
     inside: str
     #: The key is a whole number (else a date).
     whole_numbers: bool
+    #: SQL on the replica's columns: true outside the bounds. Two ranges of the key's index, where the
+    #: negation of `inside` would read every row.
+    outside: str = "true"
 
     @property
     def source_empty(self) -> bool:
@@ -57,14 +60,16 @@ def key_bounds(context: RunContext, plan: TablePlan) -> KeyBounds | None:
         return KeyBounds(None, None, "", kind == "int")
     column = _TARGET.quote(mapped.target_name)
     literal = "cast({} as " + mapped.target_type + ")"  # a type from the type map, checked by the target
-    inside = f"{column} between {literal.format(sql_string(row[0]))} and {literal.format(sql_string(row[1]))}"
-    return KeyBounds(row[0], row[1], inside, kind == "int")
+    low_value, high_value = literal.format(sql_string(row[0])), literal.format(sql_string(row[1]))
+    inside = f"{column} between {low_value} and {high_value}"
+    # A key column is never NULL: outside the bounds is below the lowest or above the highest.
+    outside = f"{column} < {low_value} or {column} > {high_value}"
+    return KeyBounds(row[0], row[1], inside, kind == "int", outside)
 
 
 def count_outside(conn: psycopg.Connection, plan: TablePlan, bounds: KeyBounds) -> int:
     """Replica rows outside the bounds (all of them when the source is empty)."""
-    outside = "true" if bounds.source_empty else f"not ({bounds.inside})"
-    query = f"select count(*) from {_TARGET.table_ref(plan.names.schema, plan.names.table)} where {outside}"
+    query = f"select count(*) from {_TARGET.table_ref(plan.names.schema, plan.names.table)} where {bounds.outside}"
     row = conn.execute(query).fetchone()
     conn.commit()
     return 0 if row is None else int(row[0])
@@ -73,7 +78,7 @@ def count_outside(conn: psycopg.Connection, plan: TablePlan, bounds: KeyBounds) 
 def tombstone_outside(conn: psycopg.Connection, plan: TablePlan, bounds: KeyBounds, run_id: int) -> int:
     """Land every replica row outside the bounds as a tombstone of run `run_id`; returns how many."""
     keys = sql.SQL(", ").join(sql.Identifier(k) for k in plan.key_columns)
-    outside = sql.SQL("true" if bounds.source_empty else f"not ({bounds.inside})")
+    outside = sql.SQL(bounds.outside)
     statement = sql.SQL("insert into {} ({}, {}) select {}, %s from {} where {}").format(
         sql.Identifier(plan.names.schema, plan.names.tombstone_table),
         keys,

@@ -37,7 +37,8 @@ from extract.reconcile.tree import Figures, HashSpace, Level, Node
 from extract.state.run_log import DDL_LOCK
 
 #: Changes whenever its row is written: a new row version has a new place or a new transaction, or both.
-ROW_VERSION = "hashtextextended(cast(ctid as text) || cast(xmin as text), 0)"
+#: The place is hashed with the transaction's hash as its seed: no text is written (a tenth of the cost).
+ROW_VERSION = "hashtidextended(ctid, hashxid(xmin))"
 #: Settings a value's text depends on, and the server version, whose float texts have changed before.
 _DIGESTED_SETTINGS = (
     "DateStyle",
