@@ -34,13 +34,16 @@ from extract.lifecycle.run import check_target_state
 from extract.pass_request import PassRequest, TableJob
 from extract.planning.file_plan import stream_names
 from extract.planning.planner import Planner
+from extract.planning.table_plan import TablePlan
 from extract.project.follow_catalog import follow_catalog, touches_project
 from extract.readers.asof_snapshot import SnapshotLanding
 from extract.readers.unchanged import find_unchanged
+from extract.reconcile.prime import prime
 from extract.reconcile_pass import ReconcilePass, ReconcileRequest
 from extract.report import DbtReport, Outcome, PassReport, TableReport
 from extract.runtime.dbt import InProcessDbt
 from extract.runtime.spark import SparkRuntime
+from extract.source.dialects import Dialect
 from extract.state.waiting import models_to_merge
 from extract.sync_table import sync_table
 
@@ -57,6 +60,8 @@ class SyncPass:
         self._catalog_reads = 0
         self._catalog: dict[str, object] = {}
         self._file_keys: set[str] = set()
+        #: The source's dialect, the plans of the pass's syncs and its console, for what follows the merge.
+        self._planned: tuple[Dialect, dict[str, TablePlan], Observer] | None = None
 
     def _tables(self, planner: Planner, names: list[str] | None, files: list[FileSource]) -> list[SyncTable]:
         if names == [] or (names is None and files and not planner.enabled_tables()):
@@ -109,6 +114,7 @@ class SyncPass:
                     self.dbt.prepare()
                 ran = {report.table: report for report in pool.map(lambda job: self._sync(job, observer), to_run)}
                 summary = [unchanged.get(job.config.key) or ran[job.config.key] for job in jobs]
+            self._planned = (context.dialect, {j.config.key: j.checkable for j in jobs if j.checkable}, observer)
             if touches_project(recorded, [getattr(t.result, "schema_changes", []) for t in summary]):
                 self._follow_catalog(planner, observer)
             replicas = {config.key: planner.names(config) for config in tables}
@@ -223,6 +229,8 @@ class SyncPass:
             models = models_to_merge(self.settings.target, self.settings.state_schema, replicas, landed)
             dbt_ok = dbt.run(quiet=self.request.quiet, stdout_is_data=self.request.json, models=models)
             dbt_report = DbtReport(dbt.ran_with or dbt.args, dbt_ok, dbt.failure, int(dbt.ran_with is not None))
+            if dbt_ok and self._planned is not None:
+                prime(self.settings, *self._planned, [entry.result for entry in summary])
         report = PassReport(summary, dict(self._catalog), dbt_report)
         failed = report.failed
         if dbt is not None and dbt_ok is False:

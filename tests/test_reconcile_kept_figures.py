@@ -18,6 +18,12 @@ KEPT_ALL = "the replica's figures of 62 of 63 ranges kept from its last reconcil
 
 @pytest.fixture
 def synced(project: Project) -> Project:
+    _source(project)
+    project.sync_replicas()
+    return project
+
+
+def _source(project: Project) -> None:
     # 63 ranges of 16 keys at the first level.
     project.env.update({"TIDEMARK_RECONCILE_FACTOR": "4", "TIDEMARK_RECONCILE_LEAF_ROWS": "8"})
     with project.source() as conn:
@@ -32,8 +38,6 @@ def synced(project: Project) -> Project:
         )
     project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
     project.generate()
-    project.sync_replicas()
-    return project
 
 
 def _reconcile(project: Project, options: ReconcileOptions | None = None) -> tuple[ReconcileResult, list[str]]:
@@ -120,3 +124,32 @@ def test_a_dry_run_keeps_nothing(synced: Project) -> None:
     assert kept is None
     _reconcile(synced)
     assert synced.scalar(f'select count(*) from "{plan.names.schema}"."{plan.names.kept_figures_table}"') == 63
+
+
+def test_a_large_first_sync_keeps_the_figures_for_the_first_reconcile(project: Project) -> None:
+    _source(project)
+    project.env["TIDEMARK_RECONCILE_DRIVER_ROWS"] = str(ROWS)  # a table of ROWS rows is large
+    project.dbt("seed")
+    synced = project.cli("--table", "dbo.Items", "--dbt", "run --select replica state")
+    assert synced.returncode == 0, synced.stderr[-2000:]
+    assert "dbo.Items: the replica's figures of 63 ranges kept for its first reconcile" in synced.stderr
+    first, notes = _reconcile(project)
+    assert (first.status, _kept(notes)) == ("exact", [KEPT_ALL])
+    with project.source() as conn:
+        conn.execute("""update dbo."Items" set "Name" = 'backdated' where "Id" = 100""")
+    again = project.cli("--table", "dbo.Items", "--dbt", "run --select replica state")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "kept for its first reconcile" not in again.stderr  # a first sync only
+    repaired, notes = _reconcile(project)
+    assert _changes(repaired) == (0, 1, 0)
+    assert_replicas_equal(project)
+
+
+def test_a_small_first_sync_keeps_nothing(project: Project) -> None:
+    _source(project)
+    project.dbt("seed")
+    synced = project.cli("--table", "dbo.Items", "--dbt", "run --select replica state")
+    assert synced.returncode == 0, synced.stderr[-2000:]
+    plan = project.planner.plan(project.planner.find("dbo.Items"))
+    kept = f'"{plan.names.schema}"."{plan.names.kept_figures_table}"'
+    assert project.scalar("select to_regclass(%s)::text", (kept,)) is None

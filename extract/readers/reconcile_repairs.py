@@ -36,10 +36,10 @@ from extract.reconcile.repair import land_upserts, recheck
 from extract.reconcile.repair_keys import RepairKeys, ignore_keys
 from extract.reconcile.replica_side import (
     ReplicaSide,
+    compared_replica,
     comparison_session,
     drop_stored_hashes,
     ensure_tombstone_table,
-    replica_relation,
 )
 from extract.reconcile.result import ReconcileOptions, ReconcileResult, summary
 from extract.reconcile.source_side import SourceSide, source_ranges, source_relation
@@ -168,8 +168,6 @@ class ReconcileReader(RunLogReader):
             if bound is None or plan.cursor is None
             else f"{context.dialect.quote(plan.cursor.name)} >= {context.dialect.cursor_literal(bound, plan.cursor)}"
         )
-        # Rows the boundary cleanup tombstones (all, when the source is empty) are not compared again.
-        within = "" if bounds is None else ("false" if bounds.source_empty else bounds.inside)
         # Both sides' pairs are read in one JVM, which matches them: Spark's driver may start meanwhile.
         jvm = context.runtime.source_jvm
         turns = SourcePool(lambda: jvm, context.settings.source)
@@ -182,12 +180,8 @@ class ReconcileReader(RunLogReader):
         )
         with closing(turns), psycopg.connect(context.settings.target.libpq_url, autocommit=False) as replica_conn:
             comparison_session(replica_conn)
-            replica_side = replica_relation(plan, hashes, within)
-            last_place = (
-                None
-                if bounds is None or not bounds.whole_numbers or bounds.source_empty
-                else (int(bounds.high or bounds.low or 0) - int(bounds.low or 0))
-            )
+            # Rows the boundary cleanup tombstones (all, when the source is empty) are not compared again.
+            replica_side, last_place = compared_replica(plan, hashes, bounds)
             kept = KeptFigures(
                 replica_conn, plan.names, replica_side, bisection.space, not self.options.dry_run, self._say, last_place
             )

@@ -18,6 +18,7 @@ from extract.lifecycle.context import RunContext
 from extract.planning.table_plan import TablePlan
 from extract.project.verify import kind_of
 from extract.source.dialects.postgres import PostgresDialect
+from extract.source.typemap import MappedColumn
 
 _ORDERED_ALIKE = frozenset({"int", "date"})
 _TARGET = PostgresDialect()
@@ -58,13 +59,35 @@ def key_bounds(context: RunContext, plan: TablePlan) -> KeyBounds | None:
     )[0]
     if row[0] is None or row[1] is None:
         return KeyBounds(None, None, "", kind == "int")
+    return _bounds(mapped, kind, row[0], row[1])
+
+
+def replica_key_bounds(conn: psycopg.Connection, plan: TablePlan) -> KeyBounds | None:
+    """The replica's [min, max] of a whole-number first key column, as key_bounds gives the source's
+    (the same after a first sync); None for any other key, or an empty replica."""
+    mapped = next(c for c in plan.columns if c.source.name == plan.source_keys[0].name)
+    kind = kind_of(mapped.target_type)[0]
+    if kind != "int":
+        return None
+    column = _TARGET.quote(mapped.target_name)
+    row = conn.execute(
+        f"select cast(min({column}) as text), cast(max({column}) as text)"
+        f" from {_TARGET.table_ref(plan.names.schema, plan.names.table)}"
+    ).fetchone()
+    conn.commit()
+    if row is None or row[0] is None or row[1] is None:
+        return None
+    return _bounds(mapped, kind, str(row[0]), str(row[1]))
+
+
+def _bounds(mapped: MappedColumn, kind: str, low: str, high: str) -> KeyBounds:
     column = _TARGET.quote(mapped.target_name)
     literal = "cast({} as " + mapped.target_type + ")"  # a type from the type map, checked by the target
-    low_value, high_value = literal.format(sql_string(row[0])), literal.format(sql_string(row[1]))
+    low_value, high_value = literal.format(sql_string(low)), literal.format(sql_string(high))
     inside = f"{column} between {low_value} and {high_value}"
     # A key column is never NULL: outside the bounds is below the lowest or above the highest.
     outside = f"{column} < {low_value} or {column} > {high_value}"
-    return KeyBounds(row[0], row[1], inside, kind == "int", outside)
+    return KeyBounds(low, high, inside, kind == "int", outside)
 
 
 def count_outside(conn: psycopg.Connection, plan: TablePlan, bounds: KeyBounds) -> int:

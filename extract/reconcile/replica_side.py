@@ -12,6 +12,7 @@ from extract.config.naming import TargetNames
 from extract.core.sql_contract import KEY_HASH_COLUMN, ROW_HASH_COLUMN, RUN_ID_COLUMN
 from extract.landing.replica_locks import with_lock_timeout
 from extract.planning.table_plan import TablePlan
+from extract.reconcile.boundary import KeyBounds
 from extract.reconcile.hashes import RowHashes
 from extract.reconcile.kept_figures import KeptFigures
 from extract.reconcile.queries import HashedRelation, level_query, pairs_query
@@ -103,6 +104,16 @@ def replica_relation(plan: TablePlan, hashes: RowHashes, within: str = "") -> Ha
         ordered_key=hashes.replica_ordered_key,
         origin=hashes.origin,
     )
+
+
+def compared_replica(plan: TablePlan, hashes: RowHashes, bounds: KeyBounds | None) -> tuple[HashedRelation, int | None]:
+    """The replica's side of a comparison, without the rows the boundary cleanup tombstones; and, with keys
+    placed by offset, the place of the source's highest key."""
+    within = "" if bounds is None else ("false" if bounds.source_empty else bounds.inside)
+    last_place = None
+    if hashes.replica_ordered_key and bounds is not None and not bounds.source_empty:
+        last_place = int(bounds.high or bounds.low or 0) - int(bounds.low or 0)
+    return replica_relation(plan, hashes, within), last_place
 
 
 @dataclass
