@@ -128,7 +128,7 @@ def test_a_dry_run_keeps_nothing(synced: Project) -> None:
 
 def test_a_large_first_sync_keeps_the_figures_for_the_first_reconcile(project: Project) -> None:
     _source(project)
-    project.env["TIDEMARK_RECONCILE_DRIVER_ROWS"] = str(ROWS)  # a table of ROWS rows is large
+    project.env["TIDEMARK_RECONCILE_PRIME_ROWS"] = str(ROWS)  # a table of ROWS rows is large
     project.dbt("seed")
     synced = project.cli("--table", "dbo.Items", "--dbt", "run --select replica state")
     assert synced.returncode == 0, synced.stderr[-2000:]

@@ -17,6 +17,8 @@ class ReconcileSettings:
     driver_rows: int
     source_queries: int
     pairs_rows: int
+    #: A first sync of at least this many rows keeps the replica's figures for its first reconcile (0: none).
+    prime_rows: int
 
 
 def reconcile_settings(env: Mapping[str, str]) -> ReconcileSettings:
@@ -28,4 +30,5 @@ def reconcile_settings(env: Mapping[str, str]) -> ReconcileSettings:
         driver_rows=spec.RECONCILE_DRIVER_ROWS.value(env),
         source_queries=spec.RECONCILE_SOURCE_QUERIES.value(env),
         pairs_rows=spec.RECONCILE_PAIRS_ROWS.value(env),
+        prime_rows=spec.RECONCILE_PRIME_ROWS.value(env),
     )

@@ -129,7 +129,17 @@ RECONCILE_LEAF_ROWS = Setting(
 #: The answers are aggregates, and starting Spark costs more than the parallel scan saves (1,000,000 rows:
 #: 1.9 s from the driver, 9.4 s through 20 Spark tasks on two cores).
 RECONCILE_DRIVER_ROWS = Setting(
-    "TIDEMARK_RECONCILE_DRIVER_ROWS", v.ROWS, "2000000", "a source this small is compared in one query per level"
+    "TIDEMARK_RECONCILE_DRIVER_ROWS",
+    v.ROWS,
+    "2000000",
+    "a source this small is compared in one query per level",
+)
+#: Keeping them costs the sync a hash of every replica row (10,000,000 rows: about 6 s on two cores).
+RECONCILE_PRIME_ROWS = Setting(
+    "TIDEMARK_RECONCILE_PRIME_ROWS",
+    v.ROWS,
+    "2000000",
+    "a first sync of at least this many rows keeps the replica's figures for its first reconcile (0: none does)",
 )
 #: Each query of a large table's comparison reads one key range; the source runs this many at once.
 RECONCILE_SOURCE_QUERIES = Setting(
@@ -235,6 +245,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     *(PARTITION_THRESHOLD, MAX_PARTITIONS, MIN_PARTITION_ROWS, PARTITION_ROWS, MAX_PARALLEL_TRANSFERS),
     *(READ_RETRIES, RETRY_BACKOFF, ON_EXPIRED_VERSION, STATE_SCHEMA, STATE_KEY),
     *(RECONCILE_FACTOR, RECONCILE_LEAF_ROWS, RECONCILE_DRIVER_ROWS, RECONCILE_SOURCE_QUERIES, RECONCILE_PAIRS_ROWS),
+    RECONCILE_PRIME_ROWS,
     *(RECONCILE_MAX_DELETE_SHARE, RECONCILE_MAX_DELETE_ROWS),
     *(LOCK_TIMEOUT, LOCK_ATTEMPTS, MERGE_TIMEOUT),
     *(METRICS_PORT, METRICS_HOST, CHECK_MAX_LAG, REPORT_ASSETS, HOME, PG_PORT),

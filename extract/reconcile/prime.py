@@ -32,13 +32,13 @@ from extract.source.dialects import Dialect
 def prime(
     settings: Settings, dialect: Dialect, plans: Mapping[str, TablePlan], observer: Observer, results: Iterable[object]
 ) -> None:
-    """Of a pass's `results`, each first sync of at least TIDEMARK_RECONCILE_DRIVER_ROWS rows whose replica
+    """Of a pass's `results`, each first sync of at least TIDEMARK_RECONCILE_PRIME_ROWS rows whose replica
     has no figures kept gets them. A failure leaves that table's first reconcile to hash every row: it is
     said, and the pass goes on."""
     for result in results:
         if not isinstance(result, RunResult) or result.table not in plans or result.migration_type != "full":
             continue
-        if result.rows_landed < settings.reconcile.driver_rows:
+        if not settings.reconcile.prime_rows or result.rows_landed < settings.reconcile.prime_rows:
             continue
         try:
             ranges = _prime(settings, dialect, plans[result.table])
