@@ -129,18 +129,11 @@ RECONCILE_LEAF_ROWS = Setting(
 #: The answers are aggregates, and starting Spark costs more than the parallel scan saves (1,000,000 rows:
 #: 1.9 s from the driver, 9.4 s through 20 Spark tasks on two cores).
 RECONCILE_DRIVER_ROWS = Setting(
-    "TIDEMARK_RECONCILE_DRIVER_ROWS",
-    v.ROWS,
-    "2000000",
-    "a source this small is compared in one query per level",
+    "TIDEMARK_RECONCILE_DRIVER_ROWS", v.ROWS, "2000000", "a source this small is compared in one query per level"
 )
-#: Keeping them costs the sync a hash of every replica row (10,000,000 rows: about 6 s on two cores).
-RECONCILE_PRIME_ROWS = Setting(
-    "TIDEMARK_RECONCILE_PRIME_ROWS",
-    v.ROWS,
-    "2000000",
-    "a first sync of at least this many rows keeps the replica's figures for its first reconcile (0: none does)",
-)
+#: Keeping them costs a first sync a hash of every replica row (10,000,000 rows: about 6 s on two cores).
+_PRIME_TEXT = "a first sync of at least this many rows keeps the replica's figures for its first reconcile (0: none)"
+RECONCILE_PRIME_ROWS = Setting("TIDEMARK_RECONCILE_PRIME_ROWS", v.ROWS, "2000000", _PRIME_TEXT)
 #: Each query of a large table's comparison reads one key range; the source runs this many at once.
 RECONCILE_SOURCE_QUERIES = Setting(
     "TIDEMARK_RECONCILE_SOURCE_QUERIES",

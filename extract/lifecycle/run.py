@@ -25,7 +25,14 @@ from extract.lifecycle.active_run import ActiveRun
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.reader import Reader
 from extract.state.protection import check_state_key, ensure_protection
-from extract.state.run_log import RunRecord, ensure_state_schema, merge_lock_sql, next_run_id, try_extract_lock
+from extract.state.run_log import (
+    RunRecord,
+    ensure_state_schema,
+    merge_lock_sql,
+    next_run_id,
+    release_extract_lock,
+    try_extract_lock,
+)
 from extract.state.snapshot_log import SnapshotRecord
 
 R = TypeVar("R", RunRecord, SnapshotRecord)
@@ -42,23 +49,32 @@ def run_stream(context: RunContext, reader: Reader[R], observer: Observer) -> R:
         ensure_protection(conn, state, context.settings.state_key)
         if not try_extract_lock(conn, state, reader.lock.key):
             raise TidemarkError(reader.lock.busy)
-        conn.commit()
-        reader.prepare(conn)
-        record, resumed = _begin(conn, state, reader)
-        observer(RunBegan(reader.table, record, resumed, context.settings.safety_window))
         try:
-            reader.read(ActiveRun(conn, record, resumed, context, reader.journal, observer, reader.table, reader.clear))
-            _end(conn, state, reader, record)
-        except Exception as exc:
-            conn.rollback()
-            record.status, record.error_message, record.output_state = "failed", first_line(exc), None
-            record.ended_at = datetime.now(UTC)
-            reader.journal.end(conn, record)
-            reader.discard(conn, record)
-            observer(Failed(reader.table, record))
-            raise
+            record = _run(conn, context, reader, observer)
+        finally:
+            release_extract_lock(conn, state, reader.lock.key)
     if record.status == "landed":
         observer(Landed(reader.table, record))
+    return record
+
+
+def _run(conn: psycopg.Connection, context: RunContext, reader: Reader[R], observer: Observer) -> R:
+    state = context.settings.state_schema
+    conn.commit()
+    reader.prepare(conn)
+    record, resumed = _begin(conn, state, reader)
+    observer(RunBegan(reader.table, record, resumed, context.settings.safety_window))
+    try:
+        reader.read(ActiveRun(conn, record, resumed, context, reader.journal, observer, reader.table, reader.clear))
+        _end(conn, state, reader, record)
+    except Exception as exc:
+        conn.rollback()
+        record.status, record.error_message, record.output_state = "failed", first_line(exc), None
+        record.ended_at = datetime.now(UTC)
+        reader.journal.end(conn, record)
+        reader.discard(conn, record)
+        observer(Failed(reader.table, record))
+        raise
     return record
 
 

@@ -101,10 +101,11 @@ class ReconcileReader(RunLogReader):
         settings = context.settings.reconcile
         result = self.result = ReconcileResult(plan.config.key, self.table_key, record.run_id, "exact")
         bounds = key_bounds(context, plan)
-        total = replica_rows(conn, plan)
+        estimate = replica_rows(conn, plan, estimate=True)
         guard = DeleteGuard.of(plan, settings)
         result.boundary_deleted = 0 if bounds is None else count_outside(conn, plan, bounds)
         if bounds is not None and bounds.source_empty:
+            total = replica_rows(conn, plan)
             check_guards(plan, total, result.boundary_deleted, options.allow_mass_delete, guard, source_empty=True)
         if drop_stored_hashes(conn, plan.names):
             self._say(f"dropped the hash columns {plan.names.table_key} kept: a reconcile hashes as it scans")
@@ -114,8 +115,10 @@ class ReconcileReader(RunLogReader):
         if not options.dry_run:  # a dry run lands nothing: of each turn's keys it keeps counts and samples
             keys.open()
         repairs = self._compare(
-            conn, record, bounds, bisection, total, hashes, ignore_keys if options.dry_run else keys
+            conn, record, bounds, bisection, estimate, hashes, ignore_keys if options.dry_run else keys
         )
+        # Every replica row lies in a range of the first level, or outside the source's key range.
+        total = bisection.replica_rows + result.boundary_deleted
         result.levels, result.ranges_compared = bisection.queries, bisection.ranges
         deletes = result.boundary_deleted + repairs.deleted
         # Under a record id, a changed key is a delete until its row lands at its new key: such a table is

@@ -33,13 +33,22 @@ def refuse_pending_runs(conn: psycopg.Connection, plan: TablePlan) -> None:
         )
 
 
-def replica_rows(conn: psycopg.Connection, plan: TablePlan) -> int:
-    """The replica's exact row count; refused when the replica does not exist yet."""
+def replica_rows(conn: psycopg.Connection, plan: TablePlan, estimate: bool = False) -> int:
+    """The replica's exact row count; refused when the replica does not exist yet. With `estimate`, the rows
+    of the figures the last reconcile kept, where there are any: enough to choose how the replica is cut
+    into ranges, without counting every row."""
     if conn.execute("select to_regclass(%s)", (_TARGET.table_ref(plan.names.schema, plan.names.table),)).fetchone() == (
         None,
     ):
         conn.commit()
         raise BatchRefused(f"{plan.config.key}: replica {plan.names.table_key} does not exist: sync it first")
+    kept = sql.Identifier(plan.names.schema, plan.names.kept_figures_table)
+    found = conn.execute("select to_regclass(%s) is not null", (sql.Composed([kept]).as_string(conn),)).fetchone()
+    if estimate and found is not None and found[0]:
+        row = conn.execute(sql.SQL("select sum(tidemark_rows) from {}").format(kept)).fetchone()
+        conn.commit()
+        if row is not None and row[0] is not None:
+            return int(row[0])
     row = conn.execute(f"select count(*) from {_TARGET.table_ref(plan.names.schema, plan.names.table)}").fetchone()
     conn.commit()
     return 0 if row is None else int(row[0])

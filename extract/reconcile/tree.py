@@ -96,6 +96,7 @@ class Bisection:
         self.queries = 0  # levels asked of each side
         self.derived = 0  # ranges whose figures came from the cache
         self.ranges = 0  # ranges compared
+        self.replica_rows = 0  # the replica's rows in the first level's ranges
         self._depths: set[int] = set()
 
     def record(self, level: Level, source: dict[int, Figures], replica: dict[int, Figures]) -> list[Node]:
@@ -105,6 +106,7 @@ class Bisection:
         self.queries += level.depth not in self._depths
         self._depths.add(level.depth)
         if level.parents is None:
+            self.replica_rows = sum(figures.rows for figures in replica.values())
             indexes = source.keys() | replica.keys()
             self.ranges += len(indexes)
             differ = (i for i in indexes if source.get(i, EMPTY) != replica.get(i, EMPTY))

@@ -151,7 +151,21 @@ def interrupted_run(conn: psycopg.Connection, state: StateSchema, table_key: str
 
 
 def try_extract_lock(conn: psycopg.Connection, state: StateSchema, table_key: str) -> bool:
-    """One extract per table at a time; held for the connection's life."""
+    """One extract per table at a time; held until release_extract_lock, or the connection's end."""
     key = state.lock_key(EXTRACT_LOCK_PREFIX, table_key)
     row = conn.execute("select pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()
     return bool(row and row[0])
+
+
+def release_extract_lock(conn: psycopg.Connection, state: StateSchema, table_key: str) -> None:
+    """Let the lock go now. Closing the connection lets it go only once the server's session has ended,
+    after the client has gone on: a run that follows at once (a reconcile that recovers a failed sync)
+    could find it still held. A connection that broke lets it go as its session ends."""
+    key = state.lock_key(EXTRACT_LOCK_PREFIX, table_key)
+    try:
+        if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
+            conn.rollback()  # it would refuse the call, and would be rolled back anyway
+        # A session's lock: it goes at once, whatever becomes of the transaction around the call.
+        conn.execute("select pg_advisory_unlock(hashtext(%s))", (key,))
+    except psycopg.Error:
+        return
