@@ -153,3 +153,14 @@ def test_a_small_first_sync_keeps_nothing(project: Project) -> None:
     plan = project.planner.plan(project.planner.find("dbo.Items"))
     kept = f'"{plan.names.schema}"."{plan.names.kept_figures_table}"'
     assert project.scalar("select to_regclass(%s)::text", (kept,)) is None
+
+
+def test_a_replica_written_in_most_ranges_is_hashed_in_one_scan(synced: Project) -> None:
+    _reconcile(synced)
+    with synced.target() as conn:
+        conn.execute(f'update {_replica(synced)} set "price" = "price" where "id" % 2 = 0')  # in every range
+        conn.execute(f"""update {_replica(synced)} set "name" = 'by hand' where "id" = 999""")
+    repaired, notes = _reconcile(synced)
+    assert _changes(repaired) == (0, 1, 0)
+    assert _kept(notes) == ["the replica's figures of 0 of 63 ranges kept from its last reconcile; 63 hashed again"]
+    assert_replicas_equal(synced)

@@ -121,6 +121,8 @@ class KeptFigures:
                 ranges[int(node)] = before
             else:
                 written.append(int(node))
+        if len(written) * 2 > len(versions):  # most of them: one scan that hashes every row costs less
+            return self._hash(level, side, ""), set(written) | set(ranges)
         if written:
             ranges.update(self._hash(level, side, self._only(side, level.depth, written)))
         return ranges, set(written)
