@@ -49,11 +49,18 @@ def source_relation(context: RunContext, plan: TablePlan, hashes: RowHashes, rec
     )
 
 
+#: Each key range is one query, which costs a few tens of milliseconds besides its rows. 10,000,000 rows
+#: with nothing to find took 8.6 s in 32 ranges, 8.3 in 16 and 8.0 in 4. But the fewer the ranges, the
+#: longer one connection may work alone when the keys are spread unevenly. So two ranges per query run
+#: at once, each of at most this many rows (an answer of about 2,400 first-level ranges).
+_RANGE_ROWS = 2_500_000
+
+
 def source_ranges(
     context: RunContext, plan: TablePlan, hashes: RowHashes, bounds: KeyBounds | None, rows: int
 ) -> list[str]:
     """Key-range filters, one query each: equal spans of a whole-number key's [min, max] (nothing to sort),
-    as many as a sync would cut `rows` rows into. [""] (one query) for a table of at most
+    as many as a sync would cut `rows` rows into, or fewer (_RANGE_ROWS). [""] (one query) for a table of at most
     TIDEMARK_RECONCILE_DRIVER_ROWS rows (unless partitions of a fixed size are asked for), and for a key
     placed by a hash: its places spread over every key range, so each range's answer to a level would
     hold nearly all of the level's ranges (32 answers of 995,616 rows each at 1% of 10,000,000 rows),
@@ -64,6 +71,8 @@ def source_ranges(
         return [""]
     assert bounds is not None and bounds.low is not None and bounds.high is not None, "placed by offset"
     low, high, count = int(bounds.low), int(bounds.high), max(1, -(-rows // size))
+    if context.sizing.fixed_rows is None:  # partitions of a fixed size asked for are kept
+        count = min(count, max(2 * context.settings.reconcile.source_queries, -(-rows // _RANGE_ROWS)))
     cuts = [(str(low + (high - low) * i // count),) for i in range(1, count)]
     ends: list[tuple[str, ...] | None] = [None, *cuts, None]
     return [range_filter(context.dialect, plan.source_keys[:1], "", start, end) for start, end in pairwise(ends)]
