@@ -45,8 +45,7 @@ def key_bounds(context: RunContext, plan: TablePlan) -> KeyBounds | None:
     """The source's [min, max] of the first key column, or None when its type orders differently
     in the two databases."""
     first = plan.source_keys[0]
-    mapped = next(c for c in plan.columns if c.source.name == first.name)
-    kind = kind_of(mapped.target_type)[0]
+    mapped, kind = _first_key(plan)
     if kind not in _ORDERED_ALIKE:
         return None
     dialect = context.dialect
@@ -65,8 +64,7 @@ def key_bounds(context: RunContext, plan: TablePlan) -> KeyBounds | None:
 def replica_key_bounds(conn: psycopg.Connection, plan: TablePlan) -> KeyBounds | None:
     """The replica's [min, max] of a whole-number first key column, as key_bounds gives the source's
     (the same after a first sync); None for any other key, or an empty replica."""
-    mapped = next(c for c in plan.columns if c.source.name == plan.source_keys[0].name)
-    kind = kind_of(mapped.target_type)[0]
+    mapped, kind = _first_key(plan)
     if kind != "int":
         return None
     column = _TARGET.quote(mapped.target_name)
@@ -78,6 +76,12 @@ def replica_key_bounds(conn: psycopg.Connection, plan: TablePlan) -> KeyBounds |
     if row is None or row[0] is None or row[1] is None:
         return None
     return _bounds(mapped, kind, str(row[0]), str(row[1]))
+
+
+def _first_key(plan: TablePlan) -> tuple[MappedColumn, str]:
+    """The first key column, and the kind of its values (extract/project/verify.py)."""
+    mapped = next(c for c in plan.columns if c.source.name == plan.source_keys[0].name)
+    return mapped, kind_of(mapped.target_type)[0]
 
 
 def _bounds(mapped: MappedColumn, kind: str, low: str, high: str) -> KeyBounds:

@@ -14,6 +14,7 @@ from extract.config.reconcile_settings import ReconcileSettings
 from extract.core.errors import BatchRefused
 from extract.core.sql_contract import RUN_ID_COLUMN
 from extract.planning.table_plan import TablePlan
+from extract.reconcile.kept_figures import kept_rows
 from extract.source.dialects.postgres import PostgresDialect
 
 _TARGET = PostgresDialect()
@@ -42,13 +43,9 @@ def replica_rows(conn: psycopg.Connection, plan: TablePlan, estimate: bool = Fal
     ):
         conn.commit()
         raise BatchRefused(f"{plan.config.key}: replica {plan.names.table_key} does not exist: sync it first")
-    kept = sql.Identifier(plan.names.schema, plan.names.kept_figures_table)
-    found = conn.execute("select to_regclass(%s) is not null", (sql.Composed([kept]).as_string(conn),)).fetchone()
-    if estimate and found is not None and found[0]:
-        row = conn.execute(sql.SQL("select sum(tidemark_rows) from {}").format(kept)).fetchone()
-        conn.commit()
-        if row is not None and row[0] is not None:
-            return int(row[0])
+    kept = kept_rows(conn, plan.names) if estimate else None
+    if kept is not None:
+        return kept
     row = conn.execute(f"select count(*) from {_TARGET.table_ref(plan.names.schema, plan.names.table)}").fetchone()
     conn.commit()
     return 0 if row is None else int(row[0])

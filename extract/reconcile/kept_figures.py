@@ -54,6 +54,22 @@ _KEY_RANGES_AT_MOST = 64
 _COLUMNS = ("tidemark_node", "tidemark_rows", "tidemark_checksum", "tidemark_null_keys", "tidemark_version")
 
 
+def _reference(conn: psycopg.Connection, names: TargetNames) -> str:
+    """The kept figures' table, as to_regclass reads it."""
+    return sql.Composed([sql.Identifier(names.schema, names.kept_figures_table)]).as_string(conn)
+
+
+def kept_rows(conn: psycopg.Connection, names: TargetNames) -> int | None:
+    """The replica's rows the kept figures count (from the lowest key on); None when nothing is kept."""
+    found = conn.execute("select to_regclass(%s) is not null", (_reference(conn, names),)).fetchone()
+    row = None
+    if found is not None and found[0]:
+        table = sql.Identifier(names.schema, names.kept_figures_table)
+        row = conn.execute(sql.SQL("select sum({}) from {}").format(sql.Identifier(_COLUMNS[1]), table)).fetchone()
+    conn.commit()
+    return None if row is None or row[0] is None else int(row[0])
+
+
 @dataclass(frozen=True, slots=True)
 class KeptRange:
     figures: Figures
@@ -157,7 +173,7 @@ class KeptFigures:
         return sql.Identifier(self.names.schema, self.names.kept_figures_table)
 
     def _load(self, digest: str) -> dict[int, KeptRange] | None:
-        reference = sql.Composed([self._table()]).as_string(self.conn)
+        reference = _reference(self.conn, self.names)
         found = self.conn.execute("select obj_description(to_regclass(%s), 'pg_class')", (reference,)).fetchone()
         if found is None or found[0] != digest:
             self.conn.commit()

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 import psycopg
-from psycopg import sql
 
 from extract.config.settings import Settings
 from extract.core.errors import TidemarkError
@@ -23,7 +22,7 @@ from extract.planning.table_plan import TablePlan
 from extract.reconcile.boundary import replica_key_bounds
 from extract.reconcile.guards import replica_rows
 from extract.reconcile.hashes import row_hashes
-from extract.reconcile.kept_figures import KeptFigures
+from extract.reconcile.kept_figures import KeptFigures, kept_rows
 from extract.reconcile.replica_side import compared_replica, comparison_session
 from extract.reconcile.tree import HashSpace, Level
 from extract.source.dialects import Dialect
@@ -53,10 +52,7 @@ def _prime(settings: Settings, dialect: Dialect, plan: TablePlan) -> int | None:
     """As reconcile_repairs compares the replica, its first level only; the number of ranges kept."""
     names, reconcile = plan.names, settings.reconcile
     with psycopg.connect(settings.target.libpq_url, autocommit=False) as conn:
-        kept_table = sql.Composed([sql.Identifier(names.schema, names.kept_figures_table)]).as_string(conn)
-        found = conn.execute("select to_regclass(%s) is not null", (kept_table,)).fetchone()
-        conn.commit()
-        if found is None or found[0]:
+        if kept_rows(conn, names) is not None:
             return None
         comparison_session(conn)
         bounds = replica_key_bounds(conn, plan)

@@ -111,8 +111,8 @@ def compared_replica(plan: TablePlan, hashes: RowHashes, bounds: KeyBounds | Non
     placed by offset, the place of the source's highest key."""
     within = "" if bounds is None else ("false" if bounds.source_empty else bounds.inside)
     last_place = None
-    if hashes.replica_ordered_key and bounds is not None and not bounds.source_empty:
-        last_place = int(bounds.high or bounds.low or 0) - int(bounds.low or 0)
+    if hashes.replica_ordered_key and bounds is not None and bounds.low is not None and bounds.high is not None:
+        last_place = int(bounds.high) - int(bounds.low)
     return replica_relation(plan, hashes, within), last_place
 
 
