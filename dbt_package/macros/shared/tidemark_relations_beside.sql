@@ -6,7 +6,9 @@
   compilation or run: dbt's adapter.get_relation scans every relation it has
   cached on each call, and on a thousand replicas the five lookups of a replica
   node cost more than its statements. Only tables, views and materialized views
-  count, as in dbt's own listing.
+  count, as in dbt's own listing. The names are compared as the catalog's own
+  type (name), so that its index on them answers: compared as text, every
+  relation of the database is read.
 -#}
 {% macro tidemark_relations_beside(target, also=[]) -%}
     {%- set memo = model.setdefault('tidemark_relations', {}) if model is mapping else {} -%}
@@ -33,15 +35,15 @@
             case class.relkind
                 when 'v' then 'view' when 'm' then 'materialized_view' else 'table'
             end as relation_type
-        from pg_catalog.pg_class as class
-        inner join pg_catalog.pg_namespace as namespace on class.relnamespace = namespace.oid
-        where
-            class.relkind in ('r', 'p', 'v', 'm')
-            and (namespace.nspname::text, class.relname::text) in (
-                {%- for relation in missing %}
-                ({{ tidemark.tidemark_quote_literal(relation.schema) }}, {{ tidemark.tidemark_quote_literal(relation.identifier) }}){{ "," if not loop.last }}
-                {%- endfor %}
-            )
+        from (values
+            {%- for relation in missing %}
+            ({{ tidemark.tidemark_quote_literal(relation.schema) }}, {{ tidemark.tidemark_quote_literal(relation.identifier) }}){{ "," if not loop.last }}
+            {%- endfor %}
+        ) as wanted (schema_name, relation_name)
+        inner join pg_catalog.pg_namespace as namespace on wanted.schema_name::name = namespace.nspname
+        inner join pg_catalog.pg_class as class
+            on namespace.oid = class.relnamespace and wanted.relation_name::name = class.relname
+        where class.relkind in ('r', 'p', 'v', 'm')
         {%- endset -%}
         {%- set found = run_query(query) -%}
         {%- for relation in missing -%}
