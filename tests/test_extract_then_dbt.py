@@ -187,3 +187,29 @@ def test_dbt_arguments_that_change_the_parse_reach_the_nodes(demo: Project) -> N
     built = "select table_name from information_schema.tables where table_name like 'customers_by_%'"
     with demo.target() as conn:
         assert [row[0] for row in conn.execute(built).fetchall()] == ["customers_by_var"]
+
+
+def test_a_replica_whose_key_postgresql_does_not_enforce_is_refused_by_its_merge(demo: Project) -> None:
+    """The replicas have no key test of their own: each merge checks that PostgreSQL enforces the key."""
+    demo.sync_replicas()
+    replica = f'"demo__{demo.source_db}__dbo".customers'
+    constraint = demo.scalar(
+        f"select conname from pg_constraint where conrelid = '{replica}'::regclass and contype = 'p'"
+    )
+    with demo.target() as conn:
+        conn.execute(f'alter table {replica} drop constraint "{constraint}"')
+        # A unique index on another column is not the key's.
+        conn.execute(f"create unique index customers_by_name on {replica} (customerid, creditlimit)")
+    refused = demo.dbt("run", "--select", "replica", check=False)
+    assert refused.returncode != 0
+    assert 'customers": PostgreSQL does not enforce its key ("customerid")' in refused.stdout
+    # A unique index on exactly the key, NOT NULL, is enforcement too (the extract's primary key is one).
+    with demo.target() as conn:
+        conn.execute(f"create unique index customers_by_key on {replica} (customerid)")
+    demo.dbt("run", "--select", "replica")
+    with demo.target() as conn:
+        conn.execute(f"alter table {replica} alter column customerid drop not null")
+    refused = demo.dbt("run", "--select", "replica", check=False)
+    assert refused.returncode != 0 and "does not enforce its key" in refused.stdout
+    listed = demo.dbt("ls", "--resource-type", "test", "--output", "name", check=False).stdout
+    assert "tidemark_primary_key" not in listed

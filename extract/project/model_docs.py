@@ -90,9 +90,8 @@ def model_doc(plan: TablePlan) -> dict[str, Any]:
         doc["config"]["tidemark_record_id"] = dbt_text(plan.record_column)
     if plan.unique_key_columns:
         doc["config"]["tidemark_unique_keys"] = [texts(columns) for columns in plan.unique_key_columns]
-    # tidemark's own test, which quotes the names itself (dbt's `quote: true` does not double a `"`
-    # inside one): the replica's primary key constraint answers it without a scan of the table.
-    doc["data_tests"] = [{"tidemark.tidemark_primary_key": {"arguments": {"key_columns": texts(plan.key_columns)}}}]
+    # No data test of the key: the replica's merge checks that PostgreSQL enforces it (a primary key or
+    # unique index on exactly the key, NOT NULL), at no cost, where a test would be a node of its own.
     return doc
 
 

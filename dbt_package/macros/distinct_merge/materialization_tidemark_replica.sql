@@ -6,8 +6,10 @@
   full-refresh and schema-change branches: that one asks the database for a
   replica's columns four times per build and for its emptiness once more,
   which on hundreds of replicas costs more than the merges. Here the batch's
-  temporary view, the replica's columns and whether it is empty come from two
-  statements (tidemark_merge_shapes).
+  temporary view, the replica's columns, whether it is empty and whether
+  PostgreSQL enforces its key come from two statements (tidemark_merge_shapes).
+  The last is the replica's key check: a replica needs no data test of its key
+  to be run as a node of its own.
 -#}
 {% materialization tidemark_replica, adapter='postgres' -%}
     {%- set existing = tidemark.tidemark_relations_beside(this)[this | string] -%}
@@ -27,7 +29,15 @@
             {{ sql }}
         )
     {%- endcall %}
-    {%- set shapes = tidemark.tidemark_merge_shapes(this, batch) -%}
+    {%- set shapes = tidemark.tidemark_merge_shapes(this, batch, config.get('unique_key')) -%}
+    {%- if not shapes['key_enforced'] -%}
+        {{ exceptions.raise_compiler_error(
+            "replica " ~ this ~ ": PostgreSQL does not enforce its key (" ~ tidemark.tidemark_key_columns(
+                config.get('unique_key')) | join(', ') ~ "): it needs a primary key or unique index on exactly those"
+            ~ " columns, all NOT NULL, as the extract creates it: add one, or rebuild the replica with a"
+            ~ " full refresh of its table (--full-refresh)"
+        ) }}
+    {%- endif -%}
 
     {% call statement('main') -%}
         {{ tidemark.tidemark_distinct_merge_sql(

@@ -1,14 +1,15 @@
 {#-
   What a merge of `batch` into the replica `target` needs to know of both, in one
   query: the replica's columns (as dbt's Column, in table order), the batch's
-  column names, and whether the replica holds no row. Asked under the merge lock,
+  column names, whether the replica holds no row, and whether PostgreSQL enforces
+  its key `key_names` (see tidemark_key_enforced). Asked under the merge lock,
   after the batch's view is made. The replica's columns are described as
   information_schema.columns describes them (the same type names, lengths,
   precisions and scales, from the same functions), but read from the catalog by
   the table's oid: that view, planned and run in the new session of each node,
   took about twice as long on a schema of thousands of tables.
 -#}
-{% macro tidemark_merge_shapes(target, batch) -%}
+{% macro tidemark_merge_shapes(target, batch, key_names) -%}
     {%- set query -%}
     select
         'replica' as side,
@@ -29,11 +30,13 @@
             information_schema._pg_truetypid(attribute, type), information_schema._pg_truetypmod(attribute, type)
         )::int as numeric_scale,
         attribute.attnum::int as position,
-        emptiness.replica_empty
+        emptiness.replica_empty,
+        enforcement.key_enforced
     from pg_attribute as attribute
     inner join pg_type as type on attribute.atttypid = type.oid
     left join pg_type as base on type.typtype = 'd' and type.typbasetype = base.oid
     cross join (select not exists (select 1 from {{ target }}) as replica_empty) as emptiness
+    cross join ({{ tidemark.tidemark_key_enforced(target, key_names) }}) as enforcement
     where
         attribute.attrelid = to_regclass({{ tidemark.tidemark_quote_literal(target | string) }})
         and attribute.attnum > 0
@@ -49,7 +52,8 @@
         null as numeric_precision,
         null as numeric_scale,
         attribute.attnum::int as position,
-        null as replica_empty
+        null as replica_empty,
+        null as key_enforced
     from pg_attribute as attribute
     where
         attribute.attrelid = to_regclass({{ tidemark.tidemark_quote_literal(batch | string) }})
@@ -58,11 +62,11 @@
 
     order by side desc, position
     {%- endset -%}
-    {%- set shapes = {'replica': [], 'batch': [], 'empty': none} -%}
+    {%- set shapes = {'replica': [], 'batch': [], 'empty': none, 'key_enforced': false} -%}
     {%- for row in run_query(query) -%}
         {%- if row[0] == 'replica' -%}
             {%- do shapes['replica'].append(api.Column(row[1], row[2], row[3], row[4], row[5])) -%}
-            {%- do shapes.update({'empty': row[7]}) -%}
+            {%- do shapes.update({'empty': row[7], 'key_enforced': row[8]}) -%}
         {%- else -%}
             {%- do shapes['batch'].append(row[1]) -%}
         {%- endif -%}
