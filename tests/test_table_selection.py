@@ -63,7 +63,8 @@ def test_a_pass_merges_the_tables_with_runs_waiting_and_runs_no_dbt_when_none_wa
     tests = project.root / "data_tests"  # a user's tests of each replica
     tests.mkdir(exist_ok=True)
     for name in model.values():
-        (tests / f"{name}_has_names.sql").write_text(f"select * from {{{{ ref('{name}') }}}} where " + '"name" is null\n')
+        test = f"select * from {{{{ ref('{name}') }}}} where " + '"name" is null\n'
+        (tests / f"{name}_has_names.sql").write_text(test)
     done = project.cli("--all", "--dbt", "build", "--json")
     assert done.returncode == 0, done.stderr[-3000:]
     ran = _nodes_run(project)
