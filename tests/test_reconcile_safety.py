@@ -207,7 +207,7 @@ def test_a_row_that_changes_before_its_re_read_is_refused(synced: Project) -> No
     with pytest.raises(KeyValueRefused, match="1 re-read row\\(s\\) do not hash as the rows compared"):
         reconcile_table(planner.context, plan, ReconcileOptions(), again)
     _nothing_landed(synced)
-    assert synced.scalar(f"select count(*) from {_replica(synced)} where \"name\" <> 'item ' || \"id\"") == 0
+    assert synced.scalar(f'select count(*) from {_replica(synced)} where "name" <> \'item \' || "id"') == 0
 
 
 def test_a_row_deleted_before_its_re_read_is_left_to_the_next_reconcile(synced: Project) -> None:
