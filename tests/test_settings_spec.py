@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from extract.config.lock_settings import dbt_lock_env
 from extract.config.settings import load_settings
 from extract.config.spec import SETTINGS
 from extract.core.errors import TidemarkError
@@ -132,6 +133,17 @@ def test_every_variable_dbt_reads_is_specified() -> None:
     files = [REPO / "profiles.yml.example", *sorted((REPO / "dbt_package").rglob("*.sql"))]
     read = {name for path in files for name in re.findall(r"env_var\(\s*['\"](\w+)['\"]", path.read_text())}
     assert read and read <= {setting.name for setting in SETTINGS}
+
+
+def test_dbt_is_handed_a_timeout_only_where_its_own_default_would_differ() -> None:
+    """A variable the merge's macros read that the command sets and a user's shell does not makes dbt parse
+    every replica again on each switch between them (tests/test_extract_then_dbt.py)."""
+    defaults = load_settings(BASE).lock
+    assert dbt_lock_env(defaults, {}) == {}
+    # Set in the environment (for a user's own dbt, say): the command's own setting is what its dbt reads.
+    assert dbt_lock_env(defaults, {"TIDEMARK_LOCK_TIMEOUT_MS": "900"}) == {"TIDEMARK_LOCK_TIMEOUT_MS": "5000"}
+    given = load_settings({**BASE, "TIDEMARK_LOCK_TIMEOUT": "2s", "TIDEMARK_MERGE_TIMEOUT": "10m"}).lock
+    assert dbt_lock_env(given, {}) == {"TIDEMARK_LOCK_TIMEOUT_MS": "2000", "TIDEMARK_MERGE_TIMEOUT_MS": "600000"}
 
 
 def test_the_settings_page_lists_every_setting_as_specified() -> None:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from extract.config import spec
+from extract.config.setting import environment
+from extract.core.sql_contract import LOCK_TIMEOUT_MS, MERGE_TIMEOUT_MS
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,18 @@ def postgres_milliseconds(duration: timedelta) -> str:
     return f"{int(duration.total_seconds() * 1000)}ms"
 
 
-def dbt_lock_env(settings: LockSettings) -> dict[str, str]:
-    """The timeouts as the merge's pre-hook (tidemark_merge_lock) reads them, in milliseconds."""
-    return {
-        "TIDEMARK_LOCK_TIMEOUT_MS": str(int(settings.lock_timeout.total_seconds() * 1000)),
-        "TIDEMARK_MERGE_TIMEOUT_MS": str(int(settings.merge_timeout.total_seconds() * 1000)),
-    }
+def dbt_lock_env(settings: LockSettings, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The timeouts as the merge's pre-hook (tidemark_merge_lock) reads them, in milliseconds. One at the
+    pre-hook's own default is left unset where the environment has none, as a user's own `dbt run` leaves
+    it: dbt parses a file again when a variable its macros read changes, from unset to set included, and
+    every replica's merge reads both (at 1,000 tables, a parse of every replica after each switch)."""
+    current = environment(env)
+    handed: dict[str, str] = {}
+    for name, timeout, default in (
+        ("TIDEMARK_LOCK_TIMEOUT_MS", settings.lock_timeout, LOCK_TIMEOUT_MS),
+        ("TIDEMARK_MERGE_TIMEOUT_MS", settings.merge_timeout, MERGE_TIMEOUT_MS),
+    ):
+        milliseconds = int(timeout.total_seconds() * 1000)
+        if name in current or milliseconds != default:
+            handed[name] = str(milliseconds)
+    return handed

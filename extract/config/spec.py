@@ -221,7 +221,8 @@ READ_BY_DBT = (
     Setting(
         "TIDEMARK_LAKE_JDBC_JAR", v.PATH, "/usr/share/java/postgresql.jar", "the lake's Postgres driver", reader="dbt"
     ),
-    # tidemark sets these two from TIDEMARK_LOCK_TIMEOUT and TIDEMARK_MERGE_TIMEOUT for the dbt it runs.
+    # tidemark sets these two from TIDEMARK_LOCK_TIMEOUT and TIDEMARK_MERGE_TIMEOUT for the dbt it runs, where
+    # they differ from the merge's defaults or are set already (config/lock_settings.py: dbt_lock_env).
     Setting(
         "TIDEMARK_LOCK_TIMEOUT_MS", v.MILLISECONDS, str(LOCK_TIMEOUT_MS), "a plain dbt's lock timeout", reader="dbt"
     ),
