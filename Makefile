@@ -49,7 +49,7 @@ $(STAMP): requirements.txt requirements-dev.txt constraints.txt build-constraint
 
 # Builds the landing jar (extract/landing/jvm), then the class archive: Spark's driver starts in about
 # half the time with its classes in a JVM archive (AppCDS).
-$(SPARK_ARCHIVE): $(STAMP) $(JDBC_JAR) $(JAVAC) $(LANDING_SOURCES)
+$(SPARK_ARCHIVE): $(STAMP) $(JDBC_JAR) $(JAVAC) $(LANDING_SOURCES) extract/runtime/source_class_archive.py
 	mkdir -p $(XDG_RUNTIME_DIR)
 	$(BIN)/python -m extract spark-archive
 	@touch $@

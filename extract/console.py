@@ -97,7 +97,7 @@ class ConsoleObserver:
                 self._say(f"{table}: run {run.run_id}, {_reading(run, window)}")
             case Planned(table, run):
                 rows = "all rows" if run.rows_planned is None else f"{run.rows_planned:,} rows"
-                how = {"driver": ", from the driver (too few for a Spark job)", "spark": ", by Spark"}.get(
+                how = {"driver": ", without a Spark job (too few rows for one)", "spark": ", by Spark"}.get(
                     run.landed_by or "", ""
                 )
                 self._say(f"{table}: {rows} to read in {run.partitions_planned} {_parts(run)}{how}")

@@ -108,8 +108,8 @@ class SyncPass:
                 jobs += [job for job, _ in file_jobs]
                 unchanged |= {job.config.key: report for job, report in file_jobs if report is not None}
                 to_run = self._to_run(jobs, unchanged)
-                if to_run:
-                    self.runtime.start_in_background()  # to land; meanwhile the source plans the reads
+                if request.as_of is not None or any(job.config.key in self._file_keys for job in to_run):
+                    self.runtime.start_in_background()  # they land through Spark; a table, once its size asks
                 if self.dbt is not None and to_run:
                     self.dbt.prepare()
                 ran = {report.table: report for report in pool.map(lambda job: self._sync(job, observer), to_run)}

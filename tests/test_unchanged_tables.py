@@ -89,10 +89,11 @@ def test_a_table_with_nothing_to_read_lands_no_run_and_is_read_from_its_watermar
 
 
 def test_a_pass_with_nothing_to_read_starts_no_spark(project: Project) -> None:
-    """The checks go through a JVM of the JDBC drivers alone: with a Spark that cannot start (no such
-    SPARK_HOME), a pass that finds nothing to read succeeds, and one that must land fails on Spark. Nor
-    does it import pyspark or dbt, once a pass has checked dbt's setup: each takes a fresh process half a
-    second or more (that pass runs in a process of its own: a fork of the test worker has both imported)."""
+    """The checks go through the source's JVM, without Spark: with a Spark that cannot start (no such
+    SPARK_HOME), a pass that finds nothing to read succeeds, and so does one of a small batch, which lands
+    in that JVM; one whose batch Spark reads fails on Spark. Nor does a pass with nothing to read import
+    pyspark or dbt, once a pass has checked dbt's setup: each takes a fresh process half a second or more
+    (that pass runs in a process of its own: a fork of the test worker has both imported)."""
     with project.source() as conn:
         conn.execute("create schema dbo")
         conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
@@ -115,8 +116,12 @@ def test_a_pass_with_nothing_to_read_starts_no_spark(project: Project) -> None:
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "extract.sync_pass" in imported
     assert sorted(name for name in imported if name.split(".")[0] in ("pyspark", "dbt")) == []
-    with project.source() as conn:
-        conn.execute("""update dbo."Items" set "Name" = 'renamed', "ModifiedDate" = clock_timestamp() where "Id" = 7""")
+    _rename(project, 7)
+    small = project.cli("--all", "--dbt", "build", "--json")
+    assert small.returncode == 0, small.stderr[-3000:]
+    assert _statuses(json.loads(small.stdout)) == {"dbo.Items": "landed"}
+    _rename(project, 8)
+    project.env["PARTITION_ROWS"] = "1"  # partitions of a fixed size: Spark reads them
     refused = project.cli("--all", "--dbt", "build", "--json")
     assert refused.returncode == 1, refused.stderr[-3000:]
     assert _statuses(json.loads(refused.stdout)) == {"dbo.Items": "failed"}
@@ -161,3 +166,10 @@ def test_the_check_of_a_large_table_reads_its_cursor_index(project: Project) -> 
     assert checked.returncode == 0, checked.stderr[-3000:]
     assert _statuses(json.loads(checked.stdout)) == {"dbo.Large": "landed"}
     assert _scans(project) == scans
+
+
+def _rename(project: Project, key: int) -> None:
+    with project.source() as conn:
+        conn.execute(
+            """update dbo."Items" set "Name" = 'renamed', "ModifiedDate" = clock_timestamp() where "Id" = %s""", (key,)
+        )

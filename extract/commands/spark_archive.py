@@ -11,7 +11,7 @@ from pathlib import Path
 
 from extract.config.environment import extra_jars
 from extract.runtime.class_archive import archive_path, source_archive_path
-from extract.runtime.jars import jar_paths
+from extract.runtime.jars import jar_paths, source_jvm_jars
 from extract.runtime.source_class_archive import write_source_archive
 from extract.runtime.source_jvm import source_classpath
 from extract.runtime.spark import get_spark
@@ -22,7 +22,8 @@ def main(argv: Sequence[str]) -> int:
         prog="python -m extract spark-archive",
         description="Start Spark once, run a landing-like job and write the classes it loaded to an archive "
         "that later sessions map instead of loading (JVM AppCDS); about 150 MB. Then the same for the JVM "
-        "of the source's queries (the JDBC drivers' classes; a few MB).",
+        "of the source's queries and small landings (the JDBC drivers' classes, and Spark's that a landing "
+        "uses; about 50 MB).",
     )
     parser.add_argument("--force", action="store_true", help="write them again even if they exist")
     args = parser.parse_args(argv)
@@ -30,7 +31,7 @@ def main(argv: Sequence[str]) -> int:
     extra = extra_jars()
     jars = jar_paths(extra)
     # The source's first: once Spark has run in a process, pyspark handles every JVM's errors as its own.
-    _source_archive(jars, args.force)
+    _source_archive(jars, source_jvm_jars(extra), args.force)
     _driver_archive(extra, archive_path(jars), args.force)
     return 0
 
@@ -68,18 +69,18 @@ def _driver_archive(extra: tuple[str, ...], path: Path, force: bool) -> None:
     print(f"Spark class archive: {path} ({path.stat().st_size / 2**20:,.0f} MiB, {time.perf_counter() - started:.0f}s)")
 
 
-def _source_archive(jars: list[str], force: bool) -> None:
-    path = source_archive_path(source_classpath(jars))
+def _source_archive(jars: list[str], class_path: list[str], force: bool) -> None:
+    path = source_archive_path(source_classpath(class_path))
     if path.exists() and not force:
         print(f"class archive of the source's queries: {path} (exists)")
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    loaded = write_source_archive(jars, path, path.parent / "spark-archive.log")
+    loaded = write_source_archive(class_path, path, path.parent / "spark-archive.log", by_name=jars)
     if not path.exists():
         print("the JVM wrote no class archive; the source's JVM starts without one", file=sys.stderr, flush=True)
         return
     print(
-        f"class archive of the source's queries: {path} ({loaded:,} classes, "
+        f"class archive of the source's queries: {path} ({loaded:,} classes of its drivers, and a landing's, "
         f"{path.stat().st_size / 2**20:,.0f} MiB, {time.perf_counter() - started:.0f}s)"
     )

@@ -1,5 +1,5 @@
 """Land a run's pending partitions with COPY: read in parallel by Spark, watching the partition log
-meanwhile, or, for a batch of one partition's size, from the driver's JVM without a Spark job."""
+meanwhile, or, for a batch of one partition's size, without a Spark job (in the source's JVM)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from py4j.protocol import Py4JJavaError
 
 from extract.config.urls import DatabaseUrl
 from extract.core.sql_contract import PARTITION_COLUMN, RUN_ID_COLUMN
-from extract.landing.java_errors import LandingError, java_error_line
+from extract.landing.java_errors import LandingError, java_error_line, jvm_error
 from extract.landing.progress_watch import ProgressCallback, ProgressWatch, RunTarget
 from extract.partitions.plan import Partition, Segment
 from extract.runtime.spark import SparkRuntime
@@ -138,9 +138,10 @@ def land_in_driver(
     *,
     tagged: bool = True,
 ) -> None:
-    """Land the pending partitions one after another from the driver's JVM (extract/landing/jvm's
-    DriverLanding): each in its own transaction with its mark, as a Spark task lands it."""
-    gateway = source.runtime.gateway
+    """Land the pending partitions one after another without a Spark job (extract/landing/jvm's
+    DriverLanding), in the source's JVM or Spark's driver if it runs: each in its own transaction with its
+    mark, as a Spark task lands it."""
+    gateway = source.runtime.landing_gateway
     lander = gateway.jvm.tidemark.landing.DriverLanding
     by_name = {s.name: s for s in parts}
     target_types = _target_types(gateway, columns)
@@ -166,8 +167,11 @@ def land_in_driver(
                     tagged,
                     partition.number,
                 )
-            except Py4JJavaError as exc:
-                raise _landing_error(staging, exc) from exc
+            except Exception as exc:
+                java = jvm_error(exc)
+                if java is None:
+                    raise
+                raise _landing_error(staging, java) from java
             on_progress(conn, progress(conn, target.state, target.run_id))
 
 

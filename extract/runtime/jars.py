@@ -1,4 +1,5 @@
-"""The jars the JVMs of a run load: tidemark's landing classes, the JDBC drivers, and Hadoop's filesystem."""
+"""The jars the JVMs of a run load: tidemark's landing classes, the JDBC drivers, Spark's own, and Hadoop's
+filesystem."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ def jar_paths(extra: tuple[str, ...] = ()) -> list[str]:
     if missing:
         raise TidemarkError(f"TIDEMARK_JARS names a jar that does not exist: {', '.join(missing)}")
     return [str(landing_jar.ensure_jar()), *(jar for jar in DEFAULT_JARS if Path(jar).exists()), *extra]
+
+
+def source_jvm_jars(extra: tuple[str, ...] = ()) -> list[str]:
+    """The class path of the JVM of the source's queries (runtime/source_jvm.py): `jar_paths`, then Spark's
+    jars, whose JDBC code converts the rows of a batch that JVM lands without a Spark job."""
+    return [*jar_paths(extra), *(str(jar) for jar in sorted((pyspark_dir() / "jars").glob("*.jar")))]
 
 
 #: What Hadoop's filesystem API needs, as pyspark ships it: a file source's listing needs no more of Spark.

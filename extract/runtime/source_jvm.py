@@ -1,7 +1,8 @@
-"""A JVM for the source's own queries (its clock, catalog, the checks of tables with nothing to read):
-the JDBC drivers and tidemark's query class, without Spark. It starts in a fifth of the time Spark's
-driver takes (about 0.4 s against 2 s), so a pass that finds nothing to read starts no Spark at all;
-Spark's driver is started only for a table that lands.
+"""A JVM for the source's own queries (its clock, catalog, the checks of tables with nothing to read) and
+for landing a batch of one partition's size: the JDBC drivers, tidemark's classes and Spark's jars, whose
+JDBC code converts the rows as a Spark task would, without Spark's launcher, context or scheduler. It
+starts in a fifth of the time Spark's driver takes (about 0.25 s against 1.2 s with their class archives),
+so a pass that finds nothing to read, or only small batches, starts no Spark at all.
 
 Under spark-submit, Spark's driver is already there (it started this process), and takes these queries.
 """
@@ -19,15 +20,16 @@ from typing import Any, TextIO
 
 from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
 
-from extract.config.environment import java_home
+from extract.config.environment import java_home, spark_defaults
 from extract.core.errors import TidemarkError
 from extract.runtime.class_archive import source_java_options
+from extract.runtime.jvm_logging import log4j_options
 from extract.runtime.pyspark_files import pyspark_dir
 
-#: What a JDBC query needs of the JVM: the session's time zone (timestamps come back as text in it),
-#: and a small heap. Both compilers: a reconcile reads and matches millions of pairs here (1% of
-#: 10,000,000 rows: 13 s for the pairs with both, 17 s with the quick one alone), while a pass of small
-#: queries took as long either way (0.55 s).
+#: What a JDBC query needs of the JVM: the session's time zone (timestamps come back as text in it, and a
+#: landing converts them in it, as Spark's driver does). Both compilers: a reconcile reads and matches
+#: millions of pairs here (1% of 10,000,000 rows: 13 s for the pairs with both, 17 s with the quick one
+#: alone), while a pass of small queries took as long either way (0.55 s).
 JAVA_OPTIONS = ("-Duser.timezone=UTC", "-XX:+UseSerialGC", "-Xshare:auto")
 
 
@@ -57,10 +59,14 @@ def head_start(start: Callable[[], None], name: str) -> None:
 class SourceJvm:
     """The JVM, started on first use (or in the background, `start_in_background`); `stop` lets it go."""
 
-    def __init__(self, jars: list[str], log: Path | None = None, java_options: list[str] | None = None) -> None:
-        """`java_options` are added to the JVM's own; by default, those that map its class archive if there is one."""
+    def __init__(
+        self, jars: list[str], log: Path | None = None, java_options: list[str] | None = None, verbose: bool = False
+    ) -> None:
+        """`java_options` are added to the JVM's own; by default, those that map its class archive if there is one.
+        Spark's classes log their errors when `verbose`, else nothing."""
         self._jars = jars
         self._log = log
+        self._verbose = verbose
         self._java_options = source_java_options(source_classpath(jars)) if java_options is None else java_options
         self._gateway: JavaGateway | None = None
         self._process: Popen[bytes] | None = None
@@ -72,12 +78,13 @@ class SourceJvm:
                 return
             home = java_home()
             java = str(home / "bin" / "java") if home else "java"
+            spark_defaults()  # the variables Spark's classes read, as its driver has them
             try:
                 with _output(self._log) as output:
                     port, token, self._process = launch_gateway(
                         jarpath=py4j_jar(),
                         classpath=os.pathsep.join(self._jars),
-                        javaopts=[*JAVA_OPTIONS, *self._java_options],
+                        javaopts=[*JAVA_OPTIONS, *log4j_options(self._verbose), *self._java_options],
                         die_on_exit=True,
                         redirect_stderr=output,
                         java_path=java,
@@ -95,10 +102,14 @@ class SourceJvm:
         head_start(self.start, "tidemark-source-jvm-start")
 
     @property
-    def jvm(self) -> Any:
+    def gateway(self) -> JavaGateway:
         self.start()
         assert self._gateway is not None
-        return self._gateway.jvm
+        return self._gateway
+
+    @property
+    def jvm(self) -> Any:
+        return self.gateway.jvm
 
     def stop(self) -> Popen[bytes] | None:
         """Let the JVM exit, without waiting for it; its process, for a caller that must."""
