@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from py4j.protocol import Py4JJavaError
-
 from extract.core.errors import one_line
 
 _LANDING_FAILURE = re.compile(r"tidemark\.landing\.LandingFailure: (?P<message>[^\n]*)")
@@ -36,16 +34,3 @@ def java_error_line(exc: BaseException) -> str:
     if causes:
         return one_line(causes[-1].group("message"))
     return one_line(text.split("\n", 1)[-1] if text.startswith("An error occurred") else text)
-
-
-def jvm_error(exc: BaseException) -> Py4JJavaError | None:
-    """The JVM's error behind `exc` (py4j's Py4JJavaError): `exc` itself, or the one it was raised while
-    handling. Once Spark has run in a process, pyspark converts every JVM's errors through its own driver's
-    gateway: for the source's JVM that fails (an assertion once the driver has stopped, an unknown object
-    in the driver's), or names a Spark error, with the JVM's error as the context."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, Py4JJavaError):
-            return seen
-        seen = seen.__context__
-    return None

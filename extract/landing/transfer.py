@@ -14,13 +14,13 @@ from py4j.protocol import Py4JJavaError
 
 from extract.config.urls import DatabaseUrl
 from extract.core.sql_contract import PARTITION_COLUMN, RUN_ID_COLUMN
-from extract.landing.java_errors import LandingError, java_error_line, jvm_error
+from extract.landing.java_errors import LandingError, java_error_line
 from extract.landing.progress_watch import ProgressCallback, ProgressWatch, RunTarget
 from extract.partitions.plan import Partition, Segment
 from extract.runtime.spark import SparkRuntime
 from extract.source.dialects import Dialect
 from extract.source.dialects.partition_sql import order_aliases, range_filter, segment_query
-from extract.source.jdbc import java_properties
+from extract.source.jdbc import java_properties, jvm_error
 from extract.source.typemap import MappedColumn
 from extract.state.partition_log import mark_landed_jdbc, progress
 

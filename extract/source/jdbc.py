@@ -7,6 +7,8 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
+from py4j.protocol import Py4JJavaError
+
 from extract.config.urls import DatabaseUrl
 from extract.core.errors import SourceError
 
@@ -59,11 +61,21 @@ class JdbcConnection:
         self.close()
 
 
+def jvm_error(exc: BaseException) -> Py4JJavaError | None:
+    """The JVM's error behind `exc` (py4j's Py4JJavaError): `exc` itself, or the one it was raised while
+    handling. Once Spark has run in a process, pyspark converts every JVM's errors through its own driver's
+    gateway: for the source's JVM that fails (an assertion once the driver has stopped, an unknown object
+    in the driver's), or names a Spark error, with the JVM's error as the context."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, Py4JJavaError):
+            return seen
+        seen = seen.__context__
+    return None
+
+
 def java_message(exc: BaseException) -> str:
-    # pyspark's handler of Java errors, once Spark has run in this process, fails on a JVM that is not
-    # Spark's (the source's JVM) with an AssertionError raised while handling the Java error: its context.
-    while isinstance(exc, AssertionError) and exc.__context__ is not None:
-        exc = exc.__context__
+    exc = jvm_error(exc) or exc
     text = str(exc)
     # py4j puts the Java exception's first line after "Py4JJavaError: ...: "
     for line in text.splitlines():
