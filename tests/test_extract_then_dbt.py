@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+from psycopg import sql
+
 from tests.conftest import REPO, Project
 from tests.demo_fixture import committed_watermark, demo, refuse_credit_limit_change
 from tests.replica_check import assert_replicas_equal
@@ -206,10 +208,10 @@ def test_a_replica_whose_key_postgresql_does_not_enforce_is_refused_by_its_merge
     demo.sync_replicas()
     replica = f'"demo__{demo.source_db}__dbo".customers'
     constraint = demo.scalar(
-        f"select conname from pg_constraint where conrelid = '{replica}'::regclass and contype = 'p'"
+        "select conname from pg_constraint where conrelid = %s::regclass and contype = 'p'", (replica,)
     )
     with demo.target() as conn:
-        conn.execute(f'alter table {replica} drop constraint "{constraint}"')
+        conn.execute(sql.SQL(f"alter table {replica} drop constraint {{}}").format(sql.Identifier(constraint)))
         # A unique index on another column is not the key's.
         conn.execute(f"create unique index customers_by_name on {replica} (customerid, creditlimit)")
     refused = demo.dbt("run", "--select", "replica", check=False)

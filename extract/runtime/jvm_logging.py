@@ -4,10 +4,11 @@ log4j2.properties here says; the driver's own output in the JVM log."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
 def log4j_options(verbose: bool) -> list[str]:
@@ -20,15 +21,29 @@ def log4j_options(verbose: bool) -> list[str]:
 
 
 @contextmanager
+def _appended(path: Path | None, mode: str) -> Iterator[IO[Any] | None]:
+    """`path` opened to append to (its folder made), or None for no path."""
+    if path is None:
+        yield None
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open(mode) as log:
+        yield log
+
+
+@contextmanager
 def driver_output(path: Path | None) -> Iterator[dict[str, Any]]:
     """How the JVM is launched: with its stdout and stderr in `path` (None: this process's own). The
     JVM's and Spark's start-up notices (incubator modules, the default log level) are not for the user;
     a crash of the JVM is kept there. Nor does the JVM hold this process's stdout open: whoever reads it
     (a pipe, a scheduler) sees its end when this process exits, not when the JVM has shut down after it.
     Only the child's descriptors are set, so the JVM may start while this process prints."""
-    if path is None:
-        yield {}
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as log:
-        yield {"stdout": log, "stderr": log}
+    with _appended(path, "ab") as log:
+        yield {} if log is None else {"stdout": log, "stderr": log}
+
+
+@contextmanager
+def source_output(path: Path | None) -> Iterator[IO[Any]]:
+    """Where the source's JVM's messages go: the JVM log (appended), or this process's stderr."""
+    with _appended(path, "a") as log:
+        yield sys.stderr if log is None else log

@@ -10,20 +10,18 @@ Under spark-submit, Spark's driver is already there (it started this process), a
 from __future__ import annotations
 
 import os
-import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from subprocess import Popen
-from typing import Any, TextIO
+from typing import Any
 
 from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
 
 from extract.config.environment import java_home, spark_defaults
 from extract.core.errors import TidemarkError
 from extract.runtime.class_archive import source_java_options
-from extract.runtime.jvm_logging import log4j_options
+from extract.runtime.jvm_logging import log4j_options, source_output
 from extract.runtime.pyspark_files import pyspark_dir
 
 #: What a JDBC query needs of the JVM: the session's time zone (timestamps come back as text in it, and a
@@ -80,7 +78,7 @@ class SourceJvm:
             java = str(home / "bin" / "java") if home else "java"
             spark_defaults()  # the variables Spark's classes read, as its driver has them
             try:
-                with _output(self._log) as output:
+                with source_output(self._log) as output:
                     port, token, self._process = launch_gateway(
                         jarpath=py4j_jar(),
                         classpath=os.pathsep.join(self._jars),
@@ -121,14 +119,3 @@ class SourceJvm:
         if process is not None and process.stdin is not None:
             process.stdin.close()  # --die-on-broken-pipe: the JVM exits when its stdin closes
         return process
-
-
-@contextmanager
-def _output(log: Path | None) -> Iterator[TextIO]:
-    """Where the JVM's messages go: the JVM log (appended), or this process's stderr."""
-    if log is None:
-        yield sys.stderr
-        return
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("a") as file:
-        yield file
