@@ -43,15 +43,9 @@ def _run_extract(argv: Sequence[str]) -> int:
     args = extract_parser(USAGE).parse_args(argv)
     from extract.config.durations import parse_duration
     from extract.config.settings import MAX_EVERY, MIN_EVERY, load_settings
-    from extract.every import SyncEvery
     from extract.metrics import Metrics, metrics_port_setting
-    from extract.pass_request import PassRequest
-    from extract.reconcile.result import ReconcileOptions
-    from extract.report import print_report
     from extract.runtime.dbt import parse_dbt_args
-    from extract.runtime.dbt_setup import in_process_dbt
-    from extract.runtime.spark import SparkRuntime
-    from extract.sync_pass import SyncPass
+    from extract.runtime.dbt_setup import dbt_process
 
     as_of, snapshot_file = snapshot_arguments(args)
     repeated = sorted({name for name in args.table or [] if args.table.count(name) > 1})
@@ -71,7 +65,15 @@ def _run_extract(argv: Sequence[str]) -> int:
         partition_rows=args.partition_rows,
         parallel=args.parallel,
     )
-    dbt = in_process_dbt(dbt_args, settings, parse_now=False)  # parsed once a table is to land
+    dbt = dbt_process(dbt_args, settings, parse_now=False)  # parsed once a table is to land
+    # Imported once dbt's process is forked, which needs none of them.
+    from extract.every import SyncEvery
+    from extract.pass_request import PassRequest
+    from extract.reconcile.result import ReconcileOptions
+    from extract.report import print_report
+    from extract.runtime.spark import SparkRuntime
+    from extract.sync_pass import SyncPass
+
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars, verbose=args.verbose, jvm_log=settings.jvm_log)
     request = PassRequest(
         table_names=None if args.all else list(args.table),

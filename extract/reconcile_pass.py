@@ -18,7 +18,7 @@ from extract.planning.table_plan import TablePlan
 from extract.readers.reconcile_repairs import reconcile_table
 from extract.reconcile.result import ReconcileOptions
 from extract.report import DbtReport, Outcome, PassReport, TableReport
-from extract.runtime.dbt import InProcessDbt
+from extract.runtime.dbt import DbtProcess
 from extract.state.waiting import models_to_merge
 
 
@@ -32,7 +32,7 @@ class ReconcileRequest:
 
 
 class ReconcilePass:
-    def __init__(self, planner: Planner, dbt: InProcessDbt | None, request: ReconcileRequest) -> None:
+    def __init__(self, planner: Planner, dbt: DbtProcess | None, request: ReconcileRequest) -> None:
         self.planner = planner
         self.dbt = dbt
         self.request = request

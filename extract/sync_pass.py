@@ -41,7 +41,7 @@ from extract.readers.unchanged import find_unchanged
 from extract.reconcile.prime import prime
 from extract.reconcile_pass import ReconcilePass, ReconcileRequest
 from extract.report import DbtReport, Outcome, PassReport, TableReport
-from extract.runtime.dbt import InProcessDbt
+from extract.runtime.dbt import DbtProcess
 from extract.runtime.spark import SparkRuntime
 from extract.source.dialects import Dialect
 from extract.state.waiting import models_to_merge
@@ -51,7 +51,7 @@ from extract.sync_table import sync_table
 class SyncPass:
     """Runs passes with one Spark runtime and one dbt project, as many times as asked (`--every`)."""
 
-    def __init__(self, settings: Settings, runtime: SparkRuntime, dbt: InProcessDbt | None, request: PassRequest):
+    def __init__(self, settings: Settings, runtime: SparkRuntime, dbt: DbtProcess | None, request: PassRequest):
         self.settings = settings
         self.runtime = runtime
         self.dbt = dbt

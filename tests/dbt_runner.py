@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from extract.runtime.dbt import ignore_absent_seed_columns
+from extract.runtime.dbt_worker import ignore_absent_seed_columns
 
 
 def run_dbt(args: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -8,11 +8,14 @@ import json
 import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from tests.conftest import REPO, Project
 from tests.demo_fixture import demo
 from tests.replica_check import assert_replicas_equal
+from tests.test_every import Loop
 
 __all__ = ["demo"]
 
@@ -92,8 +95,8 @@ def test_a_pass_with_nothing_to_read_starts_no_spark(project: Project) -> None:
     """The checks go through the source's JVM, without Spark: with a Spark that cannot start (no such
     SPARK_HOME), a pass that finds nothing to read succeeds, and so does one of a small batch, which lands
     in that JVM; one whose batch Spark reads fails on Spark. Nor does a pass with nothing to read import
-    pyspark or dbt, once a pass has checked dbt's setup: each takes a fresh process half a second or more
-    (that pass runs in a process of its own: a fork of the test worker has both imported)."""
+    pyspark: it takes a fresh process half a second or more (that pass runs in a process of its own: a
+    fork of the test worker has it imported)."""
     with project.source() as conn:
         conn.execute("create schema dbo")
         conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
@@ -115,7 +118,7 @@ def test_a_pass_with_nothing_to_read_starts_no_spark(project: Project) -> None:
     assert _statuses(json.loads(done.stdout)) == {"dbo.Items": "unchanged"}
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "extract.sync_pass" in imported
-    assert sorted(name for name in imported if name.split(".")[0] in ("pyspark", "dbt")) == []
+    assert sorted(name for name in imported if name.split(".")[0] == "pyspark") == []
     _rename(project, 7)
     small = project.cli("--all", "--dbt", "build", "--json")
     assert small.returncode == 0, small.stderr[-3000:]
@@ -129,6 +132,39 @@ def test_a_pass_with_nothing_to_read_starts_no_spark(project: Project) -> None:
     del project.env["SPARK_HOME"]
     assert _statuses(_pass(project)) == {"dbo.Items": "landed"}
     assert_replicas_equal(project)
+
+
+def test_a_pass_with_nothing_to_read_has_dbt_parse_nothing(project: Project, tmp_path: Path) -> None:
+    """dbt's process imports dbt from the start, on the other core, in case a table is to land; it parses
+    the project (which loads dbt's Postgres adapter) only once one is. A `--every` process with nothing to
+    read is watched for seconds after that import: no parse starts."""
+    with project.source() as conn:
+        conn.execute("create schema dbo")
+        conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
+        conn.execute("""insert into dbo."Items" select i, 'item', date '2026-01-01' from generate_series(1, 5) as i""")
+    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
+    project.generate()
+    assert _statuses(_pass(project)) == {"dbo.Items": "landed"}  # and dbt's setup checked
+
+    project.env["PYTHONPROFILEIMPORTTIME"] = "1"
+    log = tmp_path / "every.log"
+    loop = Loop(project, log, "--all", "--dbt", "build", "--every", "1h", "--json")
+    try:
+        assert _statuses(loop.next_sync()) == {"dbo.Items": "unchanged"}
+        deadline = time.monotonic() + 120
+        while not _imported(log, "dbt.cli.main") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _imported(log, "dbt.cli.main"), log.read_text()[-3000:]
+        time.sleep(3)  # a parse of this project loads the adapter well within it
+    finally:
+        assert loop.stop() == 0, log.read_text()[-3000:]
+    assert not _imported(log, "dbt.adapters.postgres")
+
+
+def _imported(log: Path, module: str) -> bool:
+    """Whether `module` or one of its submodules was imported, as `PYTHONPROFILEIMPORTTIME` logs it."""
+    names = (line.rsplit("|", 1)[-1].strip() for line in log.read_text().splitlines() if "|" in line)
+    return any(name == module or name.startswith(module + ".") for name in names)
 
 
 def _scans(project: Project) -> int:

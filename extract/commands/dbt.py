@@ -18,7 +18,7 @@ from extract.config.settings import (
     state_schema_from_env,
     target_from_env,
 )
-from extract.runtime.dbt import ignore_absent_seed_columns
+from extract.runtime.dbt_worker import ignore_absent_seed_columns
 
 
 def main(argv: Sequence[str]) -> int:

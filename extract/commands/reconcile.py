@@ -60,7 +60,7 @@ def main(argv: Sequence[str]) -> int:
     from extract.report import print_report
     from extract.run_results import record_report
     from extract.runtime.dbt import parse_dbt_args
-    from extract.runtime.dbt_setup import in_process_dbt
+    from extract.runtime.dbt_setup import dbt_process
     from extract.runtime.spark import SparkRuntime
 
     repeated = sorted({name for name in args.table or [] if args.table.count(name) > 1})
@@ -68,7 +68,7 @@ def main(argv: Sequence[str]) -> int:
         raise TidemarkError(f"--table {repeated[0]!r} is given more than once: name each table once")
     dbt_args = None if args.dbt is None else parse_dbt_args(args.dbt)
     settings = load_settings(master=args.master, parallel=args.parallel)
-    dbt = in_process_dbt(dbt_args, settings)
+    dbt = dbt_process(dbt_args, settings)
     runtime = SparkRuntime(settings.spark_master, settings.extra_jars, verbose=args.verbose, jvm_log=settings.jvm_log)
     request = ReconcileRequest(
         table_names=None if args.all else list(args.table),

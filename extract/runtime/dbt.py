@@ -1,51 +1,27 @@
-"""`--dbt ARGS`: dbt run in the extract's own process once every table has landed.
+"""`--dbt ARGS`: dbt run by a helper process of the pass's once every table has landed.
 
-dbt's start-up (importing it, reading the project) is done on a background thread while the
-tables land, which mostly waits on the JVM and the databases; what is left after landing is
-dbt's own work. The outcome is the same as running `dbt ARGS` afterwards, but for target/manifest.json,
-written again only when the project changed (runtime/dbt_artifacts.py).
+The helper (runtime/dbt_worker.py) imports dbt, checks the arguments and parses the project on its own
+core while the tables land; what is left after landing is dbt's run. The outcome is the same as running
+`dbt ARGS` afterwards, but for target/manifest.json, written again only when the project changed
+(runtime/dbt_artifacts.py).
 """
 
 from __future__ import annotations
 
+import atexit
+import os
 import shlex
 import sys
-import threading
-import warnings
-from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager, nullcontext, redirect_stdout
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
 from extract.config.environment import dbt_profiles_dir
-from extract.core.errors import TidemarkError, first_line, one_line
+from extract.core.errors import EXIT_DBT_FAILED, TidemarkError
 from extract.runtime import dbt_check_record
-from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
-from extract.runtime.dbt_parse_options import parse_options
-from extract.runtime.dbt_project_files import project_fingerprint
-from extract.runtime.dbt_selection import arguments_for, replica_models
-from extract.runtime.heap import long_lived_objects, release_frozen
-
-
-def ignore_absent_seed_columns() -> None:
-    """Keep agate's warning of a typed seed column the file leaves out (dbt_project.yml types every
-    column sync_tables.csv may have, and most files have a few) out of dbt's output."""
-    warnings.filterwarnings(
-        "ignore", message=r'".*" does not match the name of any column in this table', category=RuntimeWarning
-    )
-
-
-@contextmanager
-def handing_on() -> Iterator[None]:
-    """dbt's import and the read of its parse hold the interpreter lock for seconds: handed on more often
-    meanwhile, the pass's own thread (many short calls to the JVM and the databases) does not wait 5 ms
-    after each."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.0005)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(interval)
+from extract.runtime.dbt_selection import arguments_for
+from extract.runtime.dbt_worker import Checked, DbtWorker, Ran, WorkerSetup
+from extract.runtime.helper_process import end_helper, fork_helper
 
 
 def parse_dbt_args(text: str) -> list[str]:
@@ -61,10 +37,22 @@ def parse_dbt_args(text: str) -> list[str]:
     return args
 
 
-class InProcessDbt:
-    """Imports dbt in the background from construction, and parses the project there once `prepare` says
-    dbt will run (with `parse_now`, at once); `run` waits for it, then runs dbt. Run again (`--every`), it
-    reuses the parsed project unless a file of it changed."""
+#: How long the pass's exit waits for dbt's process to finish a parse under way and end on its own.
+CLOSE_GRACE_SECONDS = 5.0
+
+
+class DbtProcessEnded(TidemarkError):
+    """dbt's helper process ended without answering (killed, or out of memory): dbt failed."""
+
+    exit_code = EXIT_DBT_FAILED
+
+
+class DbtProcess:
+    """dbt in a helper process forked at construction, which imports dbt at once, checks the arguments
+    when asked (or at once when no record vouches for them) and parses the project once `prepare` says
+    dbt will run (with `parse_now`, at once); `run` waits for it, then runs dbt there. Run again
+    (`--every`), it reuses the parsed project unless a file of it changed. Made before the pass starts a
+    thread or opens a connection (runtime/helper_process.py)."""
 
     def __init__(
         self,
@@ -81,160 +69,102 @@ class InProcessDbt:
         profiles = dbt_profiles_dir(project_dir)
         if "--profiles-dir" not in args and profiles is not None:
             self.args += ["--profiles-dir", str(profiles)]
-        self._manifest: Any = None
-        self._project = Path(self.args[self.args.index("--project-dir") + 1])
-        self._parsed = project_fingerprint(self._project)
+        project = Path(self.args[self.args.index("--project-dir") + 1])
         #: Why the last run failed, in a line: dbt's exception, or the nodes that failed and dbt's message.
         self.failure: str | None = None
         #: The arguments of the last run; None: it had nothing to merge, and dbt did not run.
         self.ran_with: list[str] | None = None
-        #: Why dbt's own parser refuses the arguments (None: it takes them), set once dbt is imported.
-        self._refusal: str | None = None
         #: What the line of a failed run adds (empty: nothing), asked only once a run has failed.
         self._failure_hint = failure_hint
-        #: Checks of the project's dbt setup that import dbt too: run with dbt's import, their error kept.
-        self._preflight = preflight
-        self._preflight_error: TidemarkError | None = None
-        self._checked = threading.Event()
-        # A pass that finds nothing to merge runs no dbt: its parse of a large project would only take the
-        # pass' CPU (and its interpreter lock).
-        self._wanted = threading.Event()
-        if parse_now:
-            self._wanted.set()
         #: What the check reads, hashed (runtime/dbt_check_record.py): when the last check that passed was
         #: of the same, a pass need not wait for dbt's import before it starts (see `vouched`).
-        self._check_record = None if fingerprint is None else fingerprint(self.args)
-        self.vouched = self._check_record is not None and dbt_check_record.vouched(self._project, self._check_record)
-        # A check that a record vouches for is made once it is asked for or dbt is to run, if ever: a pass
-        # that finds nothing to merge then does not import dbt at all.
-        self._check_wanted = threading.Event()
-        if parse_now or not self.vouched:
-            self._check_wanted.set()
-        self._parsing = threading.Thread(target=self._start, name="tidemark-dbt-parse", daemon=True)
-        self._parsing.start()
+        check_record = None if fingerprint is None else fingerprint(self.args)
+        self.vouched = check_record is not None and dbt_check_record.vouched(project, check_record)
+        self._checked: Checked | None = None
+        self._asked: set[str] = set()
+        self._ended: str | None = None
+        worker = DbtWorker(WorkerSetup(self.args, project, preflight, check_record))
+        self._pid, self._pipe = fork_helper(worker.serve)
+        atexit.register(self.close)
+        # A check that a record vouches for is made once it is asked for or dbt is to run, if ever.
+        if parse_now:
+            self.prepare()
+        elif not self.vouched:
+            self._ask("check")
 
-    def _start(self) -> None:
-        self._check_wanted.wait()
-        with handing_on(), long_lived_objects():
-            self._check()
-        self._wanted.wait()
-        if self._refusal is None and self._preflight_error is None:
-            with handing_on(), long_lived_objects():
-                self._parse()
+    def _ask(self, what: str) -> None:
+        if what not in self._asked:
+            self._asked.add(what)
+            self._send((what,))
 
-    def _check(self) -> None:
-        try:
-            if self._preflight is not None:
-                self._preflight()
-            self._refusal = refusal(self.args)
-            if self._refusal is None and self._check_record is not None:
-                dbt_check_record.remember(self._project, self._check_record)
-        except TidemarkError as exc:
-            self._preflight_error = exc
-        finally:
-            self._checked.set()
+    def _send(self, message: tuple[Any, ...]) -> None:
+        if self._ended is None:
+            try:
+                self._pipe.send(message)
+            except OSError:
+                self._helper_ended()
+
+    def _answer(self) -> Any:
+        """The helper's next answer; DbtProcessEnded when it ended without one."""
+        if self._ended is None:
+            try:
+                return self._pipe.recv()
+            except (EOFError, OSError):
+                self._helper_ended()
+        raise DbtProcessEnded(f"--dbt {shlex.join(self.requested)!r}: {self._ended}")
+
+    def _helper_ended(self) -> None:
+        _, status = os.waitpid(self._pid, 0)
+        self._ended = f"dbt's process ended before it answered ({_how_it_ended(status)})"
 
     def prepare(self) -> None:
         """dbt will run: parse the project now, while the tables land."""
-        self._check_wanted.set()
-        self._wanted.set()
+        self._ask("parse")
 
     def check_arguments(self) -> None:
         """Refuse a dbt setup the preflight refuses, and arguments dbt's own command line would refuse
         (waits for dbt's import, not its parse)."""
-        self._check_wanted.set()
-        self._checked.wait()
-        if self._preflight_error is not None:
-            raise self._preflight_error
-        if self._refusal is not None:
-            raise TidemarkError(f"--dbt {shlex.join(self.requested)!r}: {self._refusal}")
-
-    def _parse(self) -> None:
-        try:
-            from dbt.cli.main import dbtRunner
-
-            project = str(self._project)
-            # Nothing printed: were the project broken, the run below parses it again and reports why.
-            # The run writes the artifacts; the parse only needs to hand over the manifest.
-            command = ["parse", "--log-level", "none", "--no-write-json", "--project-dir", project]
-            command += parse_options(self.args)
-            result = dbtRunner().invoke(command)
-            if result.success:
-                self._manifest = result.result
-        except Exception:  # only a head start, as above
-            return
+        self._ask("check")
+        if self._checked is None:
+            self._checked = self._answer()
+        if self._checked.preflight_error is not None:
+            raise self._checked.preflight_error
+        if self._checked.refusal is not None:
+            raise TidemarkError(f"--dbt {shlex.join(self.requested)!r}: {self._checked.refusal}")
 
     def run(self, quiet: bool, stdout_is_data: bool, models: Collection[str] | None = None) -> bool:
         """Run dbt (for `models` only, see `dbt_selection.arguments_for`); its output goes to stderr when stdout carries
         --json. True when dbt succeeded, or had nothing to merge."""
-        args = self.args if models is None else arguments_for(self.args, models)
         self.failure = None
-        self.ran_with = args
-        if args is None:
+        self.ran_with = self.args if models is None else arguments_for(self.args, models)
+        if self.ran_with is None:
             if not quiet:
                 print(f"dbt {' '.join(self.requested)}: no table has a run waiting for a merge", file=sys.stderr)
             return True
-        self.prepare()
-        self.check_arguments()
-        self._parsing.join()
-        from dbt.cli.main import dbtRunner
+        sys.stdout.flush()  # what the pass printed comes before what dbt prints
+        sys.stderr.flush()
+        try:
+            self.prepare()
+            self.check_arguments()
+            self._send(("run", None if models is None else sorted(models), quiet, stdout_is_data))
+            ran: Ran = self._answer()
+        except DbtProcessEnded as exc:
+            ran = Ran(False, str(exc), self.ran_with)
+        self.ran_with = ran.args
+        if not ran.success:
+            hint = self._failure_hint() if self._failure_hint else ""
+            self.failure = (ran.failure or "dbt reported failure") + hint
+        return ran.success
 
-        now = project_fingerprint(self._project)
-        if now != self._parsed:
-            self._parsed = now
-            self._manifest = None
-            release_frozen()
-            with long_lived_objects():
-                self._parse()
-        if models is not None:
-            args = arguments_for(self.args, models, replica_models(self._manifest)) or args
-            self.ran_with = args
-        args = [*args, "--quiet"] if quiet and "--quiet" not in args else args
-        writes = ManifestWrites(self._project, args, self._parse_key(args, now))
-        ignore_absent_seed_columns()
-        with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
-            result = dbtRunner(manifest=self._manifest, callbacks=[writes.observer()]).invoke(writes.arguments(args))
-        writes.finish(result.result)
-        if not result.success:
-            self.failure = failure_reason(result) + (self._failure_hint() if self._failure_hint else "")
-        return bool(result.success)
-
-    def _parse_key(self, args: list[str], files: tuple[int, int]) -> str | None:
-        """What the manifest of this run depends on (None: unknown, dbt writes it as it would)."""
-        if self._check_record is None or self._manifest is None:
-            return None
-        return parse_key(args, self._check_record, files, dict(getattr(self._manifest, "env_vars", {}) or {}))
+    def close(self) -> None:
+        """End the helper (at the pass's exit). One that only imported dbt or checked is of no use to
+        anyone and is killed; one that parsed or ran ends on its own (a parse under way is finished, up
+        to a bound), so that dbt's clean-up runs."""
+        if self._ended is None:
+            self._ended = "it was closed"
+            end_helper(self._pid, self._pipe, grace=CLOSE_GRACE_SECONDS if "parse" in self._asked else 0)
 
 
-def refusal(args: list[str]) -> str | None:
-    """Why dbt's command line (its click parser, callbacks included) refuses `args`, or None."""
-    import click
-    from dbt.cli.main import cli
-
-    try:
-        with cli.make_context("dbt", list(args)) as context:
-            name, command, rest = cli.resolve_command(context, [*context._protected_args, *context.args])
-            if command is None:
-                return f"dbt has no command {name!r}"
-            with command.make_context(name, rest, parent=context):
-                return None
-    except click.exceptions.Exit:
-        return "asks dbt to print something and exit (such as --help): run dbt on its own for that"
-    except click.ClickException as exc:
-        return exc.format_message()
-
-
-def failure_reason(result: Any) -> str:
-    """One line on why a dbt run failed: its exception, else the first failed nodes and their messages."""
-    if result.exception is not None:
-        return first_line(result.exception)
-    # A database error's message runs over lines (what failed, then the database's words): joined into one.
-    failed = [
-        f"{entry.node.name}: {' '.join(str(entry.message).split())}"
-        for entry in getattr(result.result, "results", []) or []
-        if str(getattr(entry, "status", "")) in {"error", "fail", "runtime error"}
-    ]
-    if not failed:
-        return "dbt reported failure"
-    more = f" (and {len(failed) - 3} more)" if len(failed) > 3 else ""
-    return one_line("; ".join(failed[:3]) + more)
+def _how_it_ended(status: int) -> str:
+    code = os.waitstatus_to_exitcode(status)
+    return f"killed by signal {-code}" if code < 0 else f"exit code {code}"

@@ -1,4 +1,5 @@
-"""`--dbt ARGS` of a sync or a reconcile: dbt in the same process, configured from TIDEMARK_TARGET_URL."""
+"""`--dbt ARGS` of a sync or a reconcile: dbt in a helper process of the pass's, configured from
+TIDEMARK_TARGET_URL."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ from extract.config.lock_settings import dbt_lock_env
 from extract.config.seed_schema import check_seed_schema
 from extract.config.setting import environment
 from extract.config.settings import Settings, dbt_profile_env, dbt_state_env
-from extract.runtime.dbt import InProcessDbt
+from extract.runtime.dbt import DbtProcess
 from extract.runtime.dbt_check_record import fingerprint
 from extract.state.seeds_loaded import unloaded_seeds_hint
 
 
-def in_process_dbt(dbt_args: list[str] | None, settings: Settings, parse_now: bool = True) -> InProcessDbt | None:
-    """dbt with `dbt_args` (None: no dbt), imported in the background from now on, and its project parsed
-    there from now on (`parse_now`) or once it is prepared (InProcessDbt.prepare). dbt's profile
+def dbt_process(dbt_args: list[str] | None, settings: Settings, parse_now: bool = True) -> DbtProcess | None:
+    """dbt with `dbt_args` (None: no dbt), imported by its own process from now on, and its project parsed
+    there from now on (`parse_now`) or once it is prepared (DbtProcess.prepare). dbt's profile
     reads the target's parts, so TIDEMARK_TARGET_URL alone configures both; a project whose profile
     builds in another database is refused before anything lands."""
     if dbt_args is None:
@@ -28,14 +29,14 @@ def in_process_dbt(dbt_args: list[str] | None, settings: Settings, parse_now: bo
         }
     )
     check_seed_schema(settings.project_dir, settings.state_schema)
-    # The profile is rendered by dbt's own code, whose import takes seconds: with dbt's, in the background,
-    # and its refusal raised before anything lands (InProcessDbt.check_arguments).
-    return InProcessDbt(
+    # The profile is rendered by dbt's own code, whose import takes seconds: in dbt's process, and its
+    # refusal raised before anything lands (DbtProcess.check_arguments).
+    return DbtProcess(
         dbt_args,
         settings.project_dir,
         parse_now,
         preflight=lambda: check_profile(settings.project_dir, settings.target),
-        # A record of the last check that passed lets a pass with nothing to land skip dbt's import.
+        # A record of the last check that passed lets a pass with nothing to land skip waiting for dbt's import.
         fingerprint=lambda args: fingerprint(args, settings.project_dir, settings.target, environment()),
         # A run that loads no seeds fails on the state model in a project whose seeds were never loaded.
         failure_hint=lambda: unloaded_seeds_hint(settings.target, settings.state_schema),

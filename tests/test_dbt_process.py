@@ -1,0 +1,133 @@
+"""`--dbt`'s dbt runs in a process of the pass's own: it ends with the pass, even one killed with SIGKILL,
+and a pass whose dbt process is killed fails as a dbt failure (exit 5), naming why; what landed is merged
+by the next pass, exactly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.conftest import REPO, Project
+from tests.replica_check import assert_replicas_equal
+
+_WAITING = """
+select count(*) from pg_locks
+where not granted and relation = %s::regclass
+"""
+
+
+@pytest.fixture
+def synced(project: Project) -> Project:
+    with project.source() as conn:
+        conn.execute("create schema dbo")
+        conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
+        conn.execute(
+            """insert into dbo."Items" select i, 'item ' || i, timestamp '2026-01-01' + i * interval '1 minute'
+            from generate_series(1, 100) as i"""
+        )
+    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
+    project.generate()
+    project.sync()
+    with project.source() as conn:
+        conn.execute(
+            """update dbo."Items" set "Name" = 'renamed', "ModifiedDate" = clock_timestamp() where "Id" <= 10"""
+        )
+    # The merge waits for the test's lock on the replica for as long as the test holds it.
+    project.env.update({"TIDEMARK_LOCK_TIMEOUT": "120s", "TIDEMARK_LOCK_ATTEMPTS": "1"})
+    return project
+
+
+def _replica(project: Project) -> str:
+    names = project.planner.plan(project.planner.find("dbo.Items")).names
+    return f'"{names.schema}"."{names.table}"'
+
+
+@contextmanager
+def _merge_held(project: Project) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """A pass started with `--dbt build`, held in its merge by a lock on the replica until the block ends;
+    the pass's process and its dbt process."""
+    replica = _replica(project)
+    env = {**os.environ, **project.env, "DBT_PROFILES_DIR": str(project.root)}
+    with psycopg.connect(project.target_url) as holder:
+        holder.execute(f"lock table {replica} in access exclusive mode")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "extract", "--all", "--dbt", "build"],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            _wait_for(lambda: _waiting(project, replica), "the merge to wait for the replica's lock", process)
+            [dbt] = _children(process.pid)
+            yield process, dbt
+        finally:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+
+
+def _waiting(project: Project, replica: str) -> bool:
+    with psycopg.connect(project.target_url, autocommit=True) as conn:
+        row = conn.execute(_WAITING, (replica,)).fetchone()
+    return bool(row and row[0])
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(child) for child in path.read_text().split()] if path.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, dead but not reaped by its parent, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def _wait_for(condition: Callable[[], bool], what: str, process: subprocess.Popen[str] | None = None) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        if process is not None and process.poll() is not None:
+            _, stderr = process.communicate()
+            raise AssertionError(f"the pass ended ({process.returncode}) before {what}: {stderr[-3000:]}")
+        time.sleep(0.1)
+    raise AssertionError(f"waited 120 s for {what}")
+
+
+def test_a_pass_killed_with_sigkill_takes_its_dbt_process_with_it(synced: Project) -> None:
+    with _merge_held(synced) as (process, dbt):
+        assert _alive(dbt)
+        process.send_signal(signal.SIGKILL)
+        assert process.wait() == -signal.SIGKILL
+        _wait_for(lambda: not _alive(dbt), "dbt's process to end")
+    done = synced.cli("--all", "--dbt", "build")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert_replicas_equal(synced)
+
+
+def test_a_pass_whose_dbt_process_is_killed_fails_as_dbt_and_the_next_merges(synced: Project) -> None:
+    with _merge_held(synced) as (process, dbt):
+        os.kill(dbt, signal.SIGKILL)
+        _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 5, stderr[-3000:]
+    assert "dbt's process ended before it answered (killed by signal 9)" in stderr, stderr[-3000:]
+    assert "what landed waits for the next merge" in stderr
+    assert "Traceback" not in stderr
+    done = synced.cli("--all", "--dbt", "build")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert_replicas_equal(synced)
