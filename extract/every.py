@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from types import FrameType
 
 from extract.config.durations import spoken_duration
-from extract.core.errors import EXIT_TABLE_FAILED, TidemarkError, shown_error
+from extract.core.errors import EXIT_DBT_FAILED, EXIT_TABLE_FAILED, TidemarkError, shown_error
 from extract.metrics import Metrics, MetricsServer, metrics_host
 from extract.report import Outcome, PassReport, print_report
 from extract.run_results import record_report
@@ -86,6 +86,11 @@ class SyncEvery:
             if self._stopping:
                 self._say(f"sync {number} took {seconds:.1f}s (exit {outcome.exit_code}); stopping as asked")
                 return outcome.exit_code
+            ended = None if sync_pass.dbt is None else sync_pass.dbt.ended
+            if ended is not None:
+                # No later sync could merge: started again (by hand or by a supervisor), it has dbt anew.
+                self._say(f"sync {number} took {seconds:.1f}s; {ended}: stopping, start it again to merge")
+                return EXIT_DBT_FAILED
             wait = max(0.0, started + self.interval - time.monotonic())
             next_at = (datetime.now() + timedelta(seconds=wait)).strftime("%H:%M:%S")
             self._say(f"sync {number} took {seconds:.1f}s (exit {outcome.exit_code}); next at {next_at}")

@@ -18,6 +18,7 @@ import pytest
 
 from tests.conftest import REPO, Project
 from tests.replica_check import assert_replicas_equal
+from tests.test_every import Loop
 
 _WAITING = """
 select count(*) from pg_locks
@@ -69,8 +70,7 @@ def _merge_held(project: Project) -> Iterator[tuple[subprocess.Popen[str], int]]
         )
         try:
             _wait_for(lambda: _waiting(project, replica), "the merge to wait for the replica's lock", process)
-            [dbt] = _children(process.pid)
-            yield process, dbt
+            yield process, _dbt_process(process.pid)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -83,9 +83,12 @@ def _waiting(project: Project, replica: str) -> bool:
     return bool(row and row[0])
 
 
-def _children(pid: int) -> list[int]:
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(child) for child in path.read_text().split()] if path.exists() else []
+def _dbt_process(pid: int) -> int:
+    """The pass's dbt process: its one child forked from it (the JVMs it starts run other programs)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    [dbt] = [int(child) for child in children if Path(f"/proc/{child}/cmdline").read_bytes() == command]
+    return dbt
 
 
 def _alive(pid: int) -> bool:
@@ -128,6 +131,33 @@ def test_a_pass_whose_dbt_process_is_killed_fails_as_dbt_and_the_next_merges(syn
     assert "dbt's process ended before it answered (killed by signal 9)" in stderr, stderr[-3000:]
     assert "what landed waits for the next merge" in stderr
     assert "Traceback" not in stderr
+    done = synced.cli("--all", "--dbt", "build")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert_replicas_equal(synced)
+
+
+def test_an_every_process_whose_dbt_process_ended_stops_to_be_started_again(synced: Project, tmp_path: Path) -> None:
+    """No later sync of the process could merge: it stops with exit 5, saying why, for its supervisor to
+    start it again."""
+    log = tmp_path / "every.log"
+    loop = Loop(synced, log, "--all", "--dbt", "build", "--every", "1h", "--json")
+    try:
+        first = loop.next_sync()
+        assert first["exit_code"] == 0, log.read_text()[-3000:]
+        os.kill(_dbt_process(loop.process.pid), signal.SIGKILL)
+        with synced.source() as conn:
+            conn.execute(
+                """update dbo."Items" set "Name" = 'again', "ModifiedDate" = clock_timestamp() where "Id" = 1"""
+            )
+        loop.signal(signal.SIGUSR1)
+        second = loop.next_sync()
+        assert loop.process.wait(timeout=120) == 5, log.read_text()[-3000:]
+    finally:
+        if loop.process.poll() is None:
+            loop.stop()
+    assert second["exit_code"] == 5
+    said = log.read_text()
+    assert "dbt's process ended before it answered (killed by signal 9): stopping, start it again to merge" in said
     done = synced.cli("--all", "--dbt", "build")
     assert done.returncode == 0, done.stderr[-3000:]
     assert_replicas_equal(synced)

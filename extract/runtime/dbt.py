@@ -37,6 +37,7 @@ def parse_dbt_args(text: str) -> list[str]:
     return args
 
 
+CLOSED = "it was closed"
 #: How long the pass's exit waits for dbt's process to finish a parse under way and end on its own.
 CLOSE_GRACE_SECONDS = 5.0
 
@@ -148,20 +149,26 @@ class DbtProcess:
             self.check_arguments()
             self._send(("run", None if models is None else sorted(models), quiet, stdout_is_data))
             ran: Ran = self._answer()
-        except DbtProcessEnded as exc:
-            ran = Ran(False, str(exc), self.ran_with)
+        except DbtProcessEnded:
+            ran = Ran(False, self._ended, self.ran_with)
         self.ran_with = ran.args
         if not ran.success:
             hint = self._failure_hint() if self._failure_hint else ""
             self.failure = (ran.failure or "dbt reported failure") + hint
         return ran.success
 
+    @property
+    def ended(self) -> str | None:
+        """Why dbt's process ended while the pass still needed it (None: it has not): no later run of
+        this pass can merge."""
+        return None if self._ended == CLOSED else self._ended
+
     def close(self) -> None:
         """End the helper (at the pass's exit). One that only imported dbt or checked is of no use to
         anyone and is killed; one that parsed or ran ends on its own (a parse under way is finished, up
         to a bound), so that dbt's clean-up runs."""
         if self._ended is None:
-            self._ended = "it was closed"
+            self._ended = CLOSED
             end_helper(self._pid, self._pipe, grace=CLOSE_GRACE_SECONDS if "parse" in self._asked else 0)
 
 

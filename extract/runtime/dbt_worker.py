@@ -80,7 +80,7 @@ class DbtWorker:
     def serve(self, connection: Connection) -> None:
         """Answer the pass's messages until it closes the pipe."""
         with long_lived_objects():
-            import dbt.cli.main  # noqa: F401  (the import is most of a check's wait)
+            import dbt.cli.main  # noqa: F401  (at once: the check, the parse and the runs all wait for it)
         while True:
             try:
                 message = connection.recv()
