@@ -142,8 +142,11 @@ class SyncPass:
         pass' table threads, each on its own connection."""
         changed = set() if read is None else {change.table_key for change in read.changes}
         plans = [job.checkable for job in jobs if job.checkable is not None and job.config.key not in changed]
+        prepare = None if self.dbt is None else self.dbt.prepare  # dbt's parse, once a table is known to land
+        if prepare is not None and len(plans) < len(jobs):
+            prepare()
         try:
-            found = find_unchanged(planner.context, plans, pool.map) if plans else []
+            found = find_unchanged(planner.context, plans, pool.map, prepare) if plans else []
         except (SourceError, psycopg.Error):
             return {}  # every table runs, and says what failed
         if found:
@@ -181,8 +184,7 @@ class SyncPass:
         return self._reconciled_at is None or time.monotonic() - self._reconciled_at >= every.total_seconds()
 
     def _reconcile(self, planner: Planner, synced: Outcome) -> Outcome:
-        """After the merge, reconcile the tables that landed or had nothing to read; `--dbt`'s dbt applies
-        the repairs."""
+        """After the merge, reconcile the tables that landed or had nothing to read; `--dbt`'s dbt repairs."""
         request = self.request
         # A file source has no table to compare its replica with: its checkpoint of every file is its check.
         names = [n for n in synced.report.landed + synced.report.unchanged if n not in self._file_keys]
@@ -234,10 +236,8 @@ class SyncPass:
         report = PassReport(summary, dict(self._catalog), dbt_report)
         failed = report.failed
         if dbt is not None and dbt_ok is False:
-            print(
-                f"dbt {' '.join(dbt.requested)} failed ({dbt.failure}); what landed waits for the next merge",
-                file=sys.stderr,
-            )
+            said = f"dbt {' '.join(dbt.requested)} failed ({dbt.failure}); what landed waits for the next merge"
+            print(said, file=sys.stderr)
         unread = [f for entry in summary for f in getattr(entry.result, "failed_files", [])]
         if unread:
             print(f"{len(unread)} file(s) could not be read; the next run reads them again", file=sys.stderr)

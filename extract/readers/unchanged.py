@@ -71,10 +71,15 @@ class Probe:
 
 
 def find_unchanged(
-    context: RunContext, plans: Sequence[TablePlan], each: Callable[..., Iterable[list[Probe]]] = map
+    context: RunContext,
+    plans: Sequence[TablePlan],
+    each: Callable[..., Iterable[list[Probe]]] = map,
+    on_rows: Callable[[], None] | None = None,
 ) -> list[Unchanged]:
     """Those of `plans` with nothing to read now; their checks are recorded. `each` maps the queries
-    over the probes (a thread pool's `map` asks them at once, each thread on its own connection)."""
+    over the probes (a thread pool's `map` asks them at once, each thread on its own connection).
+    `on_rows` is called, from the thread that asked, as soon as a query finds a table with rows to read
+    (what waits for a pass's landing can start then), or when one cannot be checked."""
     settings = context.settings
     with_cursor = {p.names.table_key: p for p in plans if p.cursor is not None or p.changes is not None}
     if not with_cursor:
@@ -89,7 +94,7 @@ def find_unchanged(
         probes = _probes(context, [with_cursor[key] for key in committed], committed, readings)
         found = [
             Unchanged(p.plan.config.key, p.plan.names.table_key, p.watermark, readings[_kind(context, p.plan)])
-            for p in _without_rows(context, probes, each)
+            for p in _without_rows(context, probes, each, on_rows)
         ]
         record_checks(conn, settings.state_schema, {u.target: u.checked_through for u in found}, started)
     return found
@@ -171,10 +176,22 @@ def _after(plan: TablePlan, watermark: str, reading: str) -> bool:
     return True
 
 
-def _without_rows(context: RunContext, probes: list[Probe], each: Callable[..., Iterable[list[Probe]]]) -> list[Probe]:
+def _without_rows(
+    context: RunContext,
+    probes: list[Probe],
+    each: Callable[..., Iterable[list[Probe]]],
+    on_rows: Callable[[], None] | None,
+) -> list[Probe]:
     """The probes whose tables hold no row their next run would read."""
+
+    def empty_in(chunk: list[Probe]) -> list[Probe]:
+        empty = _empty_in(context, chunk)
+        if on_rows is not None and len(empty) < len(chunk):
+            on_rows()
+        return empty
+
     chunks = [probes[start : start + TABLES_PER_QUERY] for start in range(0, len(probes), TABLES_PER_QUERY)]
-    return [probe for empty in each(lambda chunk: _empty_in(context, chunk), chunks) for probe in empty]
+    return [probe for empty in each(empty_in, chunks) for probe in empty]
 
 
 #: What a probe found: nothing to read, only rows read before (to compare with the replica), or a change.

@@ -12,6 +12,7 @@ import atexit
 import os
 import shlex
 import sys
+import threading
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
@@ -49,9 +50,9 @@ class DbtProcessEnded(TidemarkError):
 
 
 class DbtProcess:
-    """dbt in a helper process forked at construction, which imports dbt at once, checks the arguments
-    when asked (or at once when no record vouches for them) and parses the project once `prepare` says
-    dbt will run (with `parse_now`, at once); `run` waits for it, then runs dbt there. Run again
+    """dbt in a helper process forked at construction, which imports dbt and checks the arguments when
+    asked (at once when no record vouches for them) and parses the project once `prepare` says dbt will
+    run (with `parse_now`, at once); `run` waits for it, then runs dbt there. Run again
     (`--every`), it reuses the parsed project unless a file of it changed. Made before the pass starts a
     thread or opens a connection (runtime/helper_process.py)."""
 
@@ -83,6 +84,7 @@ class DbtProcess:
         self.vouched = check_record is not None and dbt_check_record.vouched(project, check_record)
         self._checked: Checked | None = None
         self._asked: set[str] = set()
+        self._asking = threading.Lock()
         self._ended: str | None = None
         worker = DbtWorker(WorkerSetup(self.args, project, preflight, check_record))
         self._pid, self._pipe = fork_helper(worker.serve)
@@ -94,9 +96,10 @@ class DbtProcess:
             self._ask("check")
 
     def _ask(self, what: str) -> None:
-        if what not in self._asked:
-            self._asked.add(what)
-            self._send((what,))
+        with self._asking:  # the pass's table threads prepare it as they find rows to read
+            if what not in self._asked:
+                self._asked.add(what)
+                self._send((what,))
 
     def _send(self, message: tuple[Any, ...]) -> None:
         if self._ended is None:
@@ -119,7 +122,7 @@ class DbtProcess:
         self._ended = f"dbt's process ended before it answered ({_how_it_ended(status)})"
 
     def prepare(self) -> None:
-        """dbt will run: parse the project now, while the tables land."""
+        """dbt will run: import it and parse the project now, while the tables land (from any thread)."""
         self._ask("parse")
 
     def check_arguments(self) -> None:

@@ -1,5 +1,5 @@
 """The process that runs a pass's dbt: it imports dbt and parses the project on its own core while the
-pass decides and lands, then runs what the pass sends it.
+pass lands (from the first table found to have rows to read), then runs what the pass sends it.
 
 dbt's import, its parse and its run are seconds of Python. In the pass's own process they held its
 interpreter lock while the pass decided and landed (many short calls to the JVM and the databases);
@@ -78,14 +78,16 @@ class DbtWorker:
         self._parsed: tuple[int, int] | None = None
 
     def serve(self, connection: Connection) -> None:
-        """Answer the pass's messages until it closes the pipe."""
-        with long_lived_objects():
-            import dbt.cli.main  # noqa: F401  (at once: the check, the parse and the runs all wait for it)
+        """Answer the pass's messages until it closes the pipe. dbt is imported at the first: a pass that
+        has nothing to land and a check to skip sends none, and pays nothing for dbt."""
         while True:
             try:
                 message = connection.recv()
             except (EOFError, OSError):
                 return
+            if "dbt.cli.main" not in sys.modules:
+                with long_lived_objects():
+                    import dbt.cli.main  # noqa: F401
             if message[0] in {"check", "parse"} and self._checked is None:
                 connection.send(self._check())
             if message[0] == "parse" and self._parsed is None and self._passed():
