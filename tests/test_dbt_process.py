@@ -17,6 +17,7 @@ import psycopg
 import pytest
 
 from tests.conftest import REPO, Project
+from tests.items_fixture import items_replica, items_table
 from tests.replica_check import assert_replicas_equal
 from tests.test_every import Loop
 
@@ -28,15 +29,7 @@ where not granted and relation = %s::regclass
 
 @pytest.fixture
 def synced(project: Project) -> Project:
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
-        conn.execute(
-            """insert into dbo."Items" select i, 'item ' || i, timestamp '2026-01-01' + i * interval '1 minute'
-            from generate_series(1, 100) as i"""
-        )
-    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
-    project.generate()
+    items_table(project, 100)
     project.sync()
     with project.source() as conn:
         conn.execute(
@@ -47,16 +40,11 @@ def synced(project: Project) -> Project:
     return project
 
 
-def _replica(project: Project) -> str:
-    names = project.planner.plan(project.planner.find("dbo.Items")).names
-    return f'"{names.schema}"."{names.table}"'
-
-
 @contextmanager
 def _merge_held(project: Project) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """A pass started with `--dbt build`, held in its merge by a lock on the replica until the block ends;
     the pass's process and its dbt process."""
-    replica = _replica(project)
+    replica = items_replica(project)
     env = {**os.environ, **project.env, "DBT_PROFILES_DIR": str(project.root)}
     with psycopg.connect(project.target_url) as holder:
         holder.execute(f"lock table {replica} in access exclusive mode")

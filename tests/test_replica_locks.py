@@ -15,27 +15,15 @@ import psycopg
 import pytest
 
 from tests.conftest import REPO, Project
+from tests.items_fixture import items_replica, items_table
 
 
 @pytest.fixture
 def synced(project: Project) -> Project:
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
-        conn.execute(
-            """insert into dbo."Items" select i, 'item ' || i, timestamp '2026-01-01' + i * interval '1 minute'
-            from generate_series(1, 100) as i"""
-        )
-    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
-    project.generate()
+    items_table(project, 100)
     project.sync()
     project.env.update({"TIDEMARK_LOCK_TIMEOUT": "1s", "TIDEMARK_LOCK_ATTEMPTS": "2"})
     return project
-
-
-def _replica(project: Project) -> str:
-    names = project.planner.plan(project.planner.find("dbo.Items")).names
-    return f'"{names.schema}"."{names.table}"'
 
 
 def _other_readers(project: Project, replica: str, stop: threading.Event, waits: list[float]) -> None:
@@ -51,7 +39,7 @@ def _other_readers(project: Project, replica: str, stop: threading.Event, waits:
 
 @pytest.mark.parametrize("change", ["added column", "full refresh"])
 def test_a_reader_left_open_bounds_the_sync_and_blocks_no_other_reader(synced: Project, change: str) -> None:
-    replica = _replica(synced)
+    replica = items_replica(synced)
     args = ["--table", "dbo.Items"]
     if change == "added column":
         with synced.source() as conn:

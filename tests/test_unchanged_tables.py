@@ -14,6 +14,7 @@ from typing import Any
 
 from tests.conftest import REPO, Project
 from tests.demo_fixture import demo
+from tests.items_fixture import items_table
 from tests.replica_check import assert_replicas_equal
 from tests.test_every import Loop
 
@@ -97,12 +98,7 @@ def test_a_pass_with_nothing_to_read_starts_no_spark(project: Project) -> None:
     in that JVM; one whose batch Spark reads fails on Spark. Nor does a pass with nothing to read import
     pyspark: it takes a fresh process half a second or more (that pass runs in a process of its own: a
     fork of the test worker has it imported)."""
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
-        conn.execute("""insert into dbo."Items" select i, 'item', clock_timestamp() from generate_series(1, 50) as i""")
-    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
-    project.generate()
+    items_table(project, 50, stamped="clock_timestamp()")
     assert _statuses(_pass(project)) == {"dbo.Items": "landed"}
 
     project.env["SPARK_HOME"] = "/nonexistent/spark"
@@ -138,12 +134,7 @@ def test_a_pass_with_nothing_to_read_has_dbt_parse_nothing(project: Project, tmp
     """dbt's process imports dbt and parses the project (which loads dbt's Postgres adapter) once a table
     is found to have rows to read. A `--every` process whose first sync finds nothing to read, once a pass
     has checked dbt's setup, is watched for seconds after that sync: neither starts."""
-    with project.source() as conn:
-        conn.execute("create schema dbo")
-        conn.execute('create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
-        conn.execute("""insert into dbo."Items" select i, 'item', date '2026-01-01' from generate_series(1, 5) as i""")
-    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
-    project.generate()
+    items_table(project, 5)
     assert _statuses(_pass(project)) == {"dbo.Items": "landed"}  # and dbt's setup checked
 
     project.env["PYTHONPROFILEIMPORTTIME"] = "1"
