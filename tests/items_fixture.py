@@ -1,8 +1,10 @@
 """A source with one small table, `dbo.Items` (a key, a name, a `ModifiedDate` cursor), configured and
-generated in a project: what tests of a pass's mechanics sync when the data does not matter."""
+generated in a project: what tests of a pass's mechanics sync when the data does not matter; and a
+table's replica, quoted, for the tests' own SQL."""
 
 from __future__ import annotations
 
+from extract.core.quoting import postgres_identifier
 from tests.conftest import Project
 
 _CREATE = 'create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))'
@@ -20,7 +22,7 @@ def items_table(project: Project, rows: int, stamped: str = "timestamp '2026-01-
     project.generate()
 
 
-def items_replica(project: Project) -> str:
-    """The replica of `dbo.Items`, quoted."""
-    names = project.planner.plan(project.planner.find("dbo.Items")).names
-    return f'"{names.schema}"."{names.table}"'
+def quoted_replica(project: Project, table: str = "dbo.Items") -> str:
+    """The replica of `table` (`dbo.Items` unless said), its schema and name quoted for PostgreSQL."""
+    names = project.planner.plan(project.planner.find(table)).names
+    return f"{postgres_identifier(names.schema)}.{postgres_identifier(names.table)}"

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from tests.conftest import REPO, Project
-from tests.items_fixture import items_replica, items_table
+from tests.items_fixture import items_table, quoted_replica
 from tests.replica_check import assert_replicas_equal
 from tests.test_every import Loop
 
@@ -44,7 +44,7 @@ def synced(project: Project) -> Project:
 def _merge_held(project: Project) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """A pass started with `--dbt build`, held in its merge by a lock on the replica until the block ends;
     the pass's process and its dbt process."""
-    replica = items_replica(project)
+    replica = quoted_replica(project)
     env = {**os.environ, **project.env, "DBT_PROFILES_DIR": str(project.root)}
     with psycopg.connect(project.target_url) as holder:
         holder.execute(f"lock table {replica} in access exclusive mode")

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from tests.conftest import Project
+from tests.items_fixture import quoted_replica
 from tests.replica_check import assert_replicas_equal
 
 ROWS = 50
@@ -52,16 +53,11 @@ def _move_keys(project: Project, bump_cursor: bool) -> None:
 
 def _history_follows(project: Project) -> int:
     """Snapshot versions whose key is not their record's key in the replica."""
-    replica = _replica(project)
+    replica = quoted_replica(project, "dbo.Parts")
     history = replica[:-1] + '__history"'
     return int(
         project.scalar(f"select count(*) from {history} as h join {replica} as r using (rowguid) where h.id <> r.id")
     )
-
-
-def _replica(project: Project) -> str:
-    names = project.planner.plan(project.planner.find("dbo.Parts")).names
-    return f'"{names.schema}"."{names.table}"'
 
 
 def _last_merge(project: Project) -> tuple[int, int, int, int]:
@@ -85,7 +81,7 @@ def test_key_changes_reach_the_replica_through_the_sync(parts: tuple[Project, bo
         assert project.scalar("select count(*) from _migration.key_change_log") == len(MOVES)
         assert _history_follows(project) == 0
         deferred = "select condeferred from pg_constraint where contype = 'u' and conrelid = %s::regclass"
-        assert project.scalar(deferred, (_replica(project),)) is True
+        assert project.scalar(deferred, (quoted_replica(project, "dbo.Parts"),)) is True
         assert_replicas_equal(project)
         return
     # Without a record id the swapped and cycled keys are updates, the changed key an insert; the old

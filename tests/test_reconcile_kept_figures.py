@@ -9,6 +9,7 @@ from extract.core.observer import Event, Note
 from extract.readers.reconcile_repairs import reconcile_table
 from extract.reconcile.result import ReconcileOptions, ReconcileResult
 from tests.conftest import Project
+from tests.items_fixture import quoted_replica
 from tests.replica_check import assert_replicas_equal
 
 ROWS = 1_000
@@ -60,11 +61,6 @@ def _kept(notes: list[str]) -> list[str]:
     return [n for n in notes if n.startswith("the replica's figures of")]
 
 
-def _replica(project: Project) -> str:
-    plan = project.planner.plan(project.planner.find("dbo.Items"))
-    return f'"{plan.names.schema}"."{plan.names.table}"'
-
-
 def _changes(result: ReconcileResult) -> tuple[int, int, int]:
     return result.inserted, result.updated, result.deleted
 
@@ -93,7 +89,7 @@ def test_only_ranges_written_since_are_hashed_again(synced: Project) -> None:
 def test_rows_written_by_hand_in_the_replica_are_found(synced: Project) -> None:
     """Whoever writes a row gives it a new version: figures kept from before it are not used."""
     _reconcile(synced)
-    replica = _replica(synced)
+    replica = quoted_replica(synced)
     with synced.target() as conn:
         conn.execute(f"""update {replica} set "name" = 'by hand' where "id" = 10""")
         conn.execute(f"""update {replica} set "price" = "price" where "id" = 20""")  # a new version, same values
@@ -112,7 +108,7 @@ def test_rows_written_by_hand_in_the_replica_are_found(synced: Project) -> None:
 def test_a_table_given_a_new_file_keeps_no_figures(synced: Project) -> None:
     _reconcile(synced)
     with synced.target() as conn:
-        conn.execute(f"vacuum full {_replica(synced)}")
+        conn.execute(f"vacuum full {quoted_replica(synced)}")
     result, notes = _reconcile(synced)
     assert (result.status, _kept(notes)) == ("exact", [])
 
@@ -158,8 +154,8 @@ def test_a_small_first_sync_keeps_nothing(project: Project) -> None:
 def test_a_replica_written_in_most_ranges_is_hashed_in_one_scan(synced: Project) -> None:
     _reconcile(synced)
     with synced.target() as conn:
-        conn.execute(f'update {_replica(synced)} set "price" = "price" where "id" % 2 = 0')  # in every range
-        conn.execute(f"""update {_replica(synced)} set "name" = 'by hand' where "id" = 999""")
+        conn.execute(f'update {quoted_replica(synced)} set "price" = "price" where "id" % 2 = 0')  # in every range
+        conn.execute(f"""update {quoted_replica(synced)} set "name" = 'by hand' where "id" = 999""")
     repaired, notes = _reconcile(synced)
     assert _changes(repaired) == (0, 1, 0)
     assert _kept(notes) == ["the replica's figures of 0 of 63 ranges kept from its last reconcile; 63 hashed again"]

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from tests.conftest import REPO, Project
-from tests.items_fixture import items_replica, items_table
+from tests.items_fixture import items_table, quoted_replica
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def _other_readers(project: Project, replica: str, stop: threading.Event, waits:
 
 @pytest.mark.parametrize("change", ["added column", "full refresh"])
 def test_a_reader_left_open_bounds_the_sync_and_blocks_no_other_reader(synced: Project, change: str) -> None:
-    replica = items_replica(synced)
+    replica = quoted_replica(synced)
     args = ["--table", "dbo.Items"]
     if change == "added column":
         with synced.source() as conn:
