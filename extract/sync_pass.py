@@ -8,9 +8,6 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-import psycopg
-
-from extract.catalog_state.read import CatalogRead
 from extract.config.file_sources import FileSource, read_file_sources
 from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
@@ -20,7 +17,6 @@ from extract.core.errors import (
     EXIT_DBT_FAILED,
     EXIT_OK,
     EXIT_TABLE_FAILED,
-    SourceError,
     TidemarkError,
     about_table,
     shown_error,
@@ -31,13 +27,13 @@ from extract.file_jobs import file_job
 from extract.files.selection import split_names
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import check_target_state
+from extract.pass_checks import unchanged_tables
 from extract.pass_request import PassRequest, TableJob
 from extract.planning.file_plan import stream_names
 from extract.planning.planner import Planner
 from extract.planning.table_plan import TablePlan
 from extract.project.follow_catalog import follow_catalog, touches_project
 from extract.readers.asof_snapshot import SnapshotLanding
-from extract.readers.unchanged import find_unchanged
 from extract.reconcile.prime import prime
 from extract.reconcile_pass import ReconcilePass, ReconcileRequest
 from extract.report import DbtReport, Outcome, PassReport, TableReport
@@ -62,6 +58,8 @@ class SyncPass:
         self._file_keys: set[str] = set()
         #: The source's dialect, the plans of the pass's syncs and its console, for what follows the merge.
         self._planned: tuple[Dialect, dict[str, TablePlan], Observer] | None = None
+        #: The tables this pass's checks found rows to read in.
+        self._with_rows: set[str] = set()
 
     def _tables(self, planner: Planner, names: list[str] | None, files: list[FileSource]) -> list[SyncTable]:
         if names == [] or (names is None and files and not planner.enabled_tables()):
@@ -103,15 +101,15 @@ class SyncPass:
                 jobs = list(pool.map(lambda config: self._job(planner, config), tables))
                 recorded = planner.record_catalog()  # the pass goes ahead: its catalog read counts
                 self._catalog["read"] = None if recorded is None else recorded.read_id
-                unchanged = self._unchanged(planner, jobs, recorded, observer, pool)
+                prepare = None if self.dbt is None else self.dbt.prepare  # dbt's parse, once a table is to land
+                unchanged, self._with_rows = unchanged_tables(planner, jobs, recorded, observer, pool.map, prepare)
                 file_jobs = list(pool.map(lambda source: file_job(planner, source, observer), files))
                 jobs += [job for job, _ in file_jobs]
                 unchanged |= {job.config.key: report for job, report in file_jobs if report is not None}
-                to_run = self._to_run(jobs, unchanged)
+                to_run = [job for job in jobs if job.config.key not in unchanged]
                 if request.as_of is not None or any(job.config.key in self._file_keys for job in to_run):
                     self.runtime.start_in_background()  # they land through Spark; a table, once its size asks
-                if self.dbt is not None and to_run:
-                    self.dbt.prepare()
+                self._start_merge(planner, tables, to_run)
                 ran = {report.table: report for report in pool.map(lambda job: self._sync(job, observer), to_run)}
                 summary = [unchanged.get(job.config.key) or ran[job.config.key] for job in jobs]
             self._planned = (context.dialect, {j.config.key: j.checkable for j in jobs if j.checkable}, observer)
@@ -129,33 +127,17 @@ class SyncPass:
                 self.runtime.stop()
         return self._finish(summary, replicas)
 
-    def _unchanged(
-        self,
-        planner: Planner,
-        jobs: list[TableJob],
-        read: CatalogRead | None,
-        observer: Observer,
-        pool: ThreadPoolExecutor,
-    ) -> dict[str, TableReport]:
-        """The tables a check finds with nothing to read, reported as such; the others run. A table whose
-        definition this pass's catalog read found changed runs, to follow it. The checks are asked on the
-        pass' table threads, each on its own connection."""
-        changed = set() if read is None else {change.table_key for change in read.changes}
-        plans = [job.checkable for job in jobs if job.checkable is not None and job.config.key not in changed]
-        prepare = None if self.dbt is None else self.dbt.prepare  # dbt's parse, once a table is known to land
-        if prepare is not None and len(plans) < len(jobs):
-            prepare()
-        try:
-            found = find_unchanged(planner.context, plans, pool.map, prepare) if plans else []
-        except (SourceError, psycopg.Error):
-            return {}  # every table runs, and says what failed
-        if found:
-            observer(Note(None, f"{len(found)} table(s) unchanged since their watermark: nothing to read"))
-        return {entry.table: TableReport(entry.table, "unchanged", entry) for entry in found}
-
-    @staticmethod
-    def _to_run(jobs: list[TableJob], unchanged: dict[str, TableReport]) -> list[TableJob]:
-        return [job for job in jobs if job.config.key not in unchanged]
+    def _start_merge(self, planner: Planner, tables: list[SyncTable], to_run: list[TableJob]) -> None:
+        """dbt is to run: it parses while the tables land. When a check found rows in every table to land,
+        what dbt merges is known, and its run starts (held before its first query: DbtProcess.start)."""
+        if self.dbt is None or not to_run:
+            return
+        self.dbt.prepare()
+        landing = [job.config.key for job in to_run]
+        if set(landing) <= self._with_rows:
+            replicas = {config.key: planner.names(config) for config in tables}
+            models = models_to_merge(self.settings.target, self.settings.state_schema, replicas, landing)
+            self.dbt.start(self.request.quiet, self.request.json, models)
 
     def _read_catalog(self, planner: Planner, observer: Observer) -> None:
         """The catalog read every pass starts with: the tables whose definition changed are described."""

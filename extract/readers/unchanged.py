@@ -75,19 +75,20 @@ def find_unchanged(
     plans: Sequence[TablePlan],
     each: Callable[..., Iterable[list[Probe]]] = map,
     on_rows: Callable[[], None] | None = None,
-) -> list[Unchanged]:
-    """Those of `plans` with nothing to read now; their checks are recorded. `each` maps the queries
+) -> tuple[list[Unchanged], set[str]]:
+    """Those of `plans` with nothing to read now (their checks are recorded), and the tables (configured
+    keys) a check found rows to read in. `each` maps the queries
     over the probes (a thread pool's `map` asks them at once, each thread on its own connection).
     `on_rows` is called, from the thread that asked, as soon as a query finds a table with rows to read
     (what waits for a pass's landing can start then), or when one cannot be checked."""
     settings = context.settings
     with_cursor = {p.names.table_key: p for p in plans if p.cursor is not None or p.changes is not None}
     if not with_cursor:
-        return []
+        return [], set()
     with psycopg.connect(settings.target.libpq_url) as conn:
         committed = checkable(conn, settings.state_schema, {k: p.fingerprint for k, p in with_cursor.items()})
         if not committed:
-            return []
+            return [], set()
         started = datetime.now(UTC)
         # Read before the checks, as a run reads them before its data query.
         readings = _readings(context, [with_cursor[key] for key in committed])
@@ -97,7 +98,7 @@ def find_unchanged(
             for p in _without_rows(context, probes, each, on_rows)
         ]
         record_checks(conn, settings.state_schema, {u.target: u.checked_through for u in found}, started)
-    return found
+    return found, {p.plan.config.key for p in probes} - {u.table for u in found}
 
 
 def _probes(

@@ -20,6 +20,7 @@ from typing import Any
 from extract.config.environment import dbt_profiles_dir
 from extract.core.errors import EXIT_DBT_FAILED, TidemarkError
 from extract.runtime import dbt_check_record
+from extract.runtime.dbt_gate import HELD_COMMANDS
 from extract.runtime.dbt_selection import arguments_for
 from extract.runtime.dbt_worker import Checked, DbtWorker, Ran, WorkerSetup
 from extract.runtime.helper_process import end_helper, fork_helper
@@ -86,6 +87,8 @@ class DbtProcess:
         self._asked: set[str] = set()
         self._asking = threading.Lock()
         self._ended: str | None = None
+        #: A run started while the tables land waits for its word (`start`).
+        self._held = False
         worker = DbtWorker(WorkerSetup(self.args, project, preflight, check_record))
         self._pid, self._pipe = fork_helper(worker.serve)
         atexit.register(self.close)
@@ -136,12 +139,33 @@ class DbtProcess:
         if self._checked.refusal is not None:
             raise TidemarkError(f"--dbt {shlex.join(self.requested)!r}: {self._checked.refusal}")
 
+    def start(self, quiet: bool, stdout_is_data: bool, models: Collection[str]) -> None:
+        """Start the run of `models` now, while the tables land: dbt builds its graph and selects, then
+        waits before its first query for `run`, which lets it go on when it asks for the same, or runs
+        what it asks for instead (runtime/dbt_gate.py)."""
+        self._drop()
+        if self.args[0] in HELD_COMMANDS and arguments_for(self.args, models) is not None:
+            self._ask("parse")
+            self._send(("start", sorted(models), quiet, stdout_is_data))
+            self._held = self._ended is None
+
+    def _drop(self) -> None:
+        """A run started and never asked for (the pass that started it failed): it runs nothing."""
+        if self._held:
+            self._held = False
+            self._send(("drop",))
+            try:
+                self._answer()
+            except DbtProcessEnded:
+                return  # nothing is held by a process that has ended
+
     def run(self, quiet: bool, stdout_is_data: bool, models: Collection[str] | None = None) -> bool:
         """Run dbt (for `models` only, see `dbt_selection.arguments_for`); its output goes to stderr when stdout carries
         --json. True when dbt succeeded, or had nothing to merge."""
         self.failure = None
         self.ran_with = self.args if models is None else arguments_for(self.args, models)
         if self.ran_with is None:
+            self._drop()
             if not quiet:
                 print(f"dbt {' '.join(self.requested)}: no table has a run waiting for a merge", file=sys.stderr)
             return True
@@ -150,7 +174,9 @@ class DbtProcess:
         try:
             self.prepare()
             self.check_arguments()
-            self._send(("run", None if models is None else sorted(models), quiet, stdout_is_data))
+            word = "go" if self._held else "run"
+            self._held = False
+            self._send((word, None if models is None else sorted(models), quiet, stdout_is_data))
             ran: Ran = self._answer()
         except DbtProcessEnded:
             ran = Ran(False, self._ended, self.ran_with)

@@ -6,16 +6,17 @@ interpreter lock while the pass decided and landed (many short calls to the JVM 
 here the two work side by side. The process is forked from the pass before it opens any connection,
 so it starts with what the pass has imported and holds nothing of the pass's.
 
-Messages, pickled over a pipe private to the two: the pass sends `("check",)`, `("parse",)` and
-`("run", models, quiet, stdout_is_data)`; the process answers a check once, with `Checked`, and each
-run with `Ran`.
+Messages, pickled over a pipe private to the two: the pass sends `("check",)`, `("parse",)`,
+`("run", models, quiet, stdout_is_data)`, and for a run started while the tables land
+(runtime/dbt_gate.py) `("start", ...)` alike, then `("go", ...)` alike or `("drop",)` to run nothing.
+The process answers a check once, with `Checked`, and each run, go or drop with `Ran`.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Collection
-from contextlib import nullcontext, redirect_stdout
+from contextlib import redirect_stdout
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import Any
 from extract.core.errors import TidemarkError, first_line, one_line
 from extract.runtime import dbt_check_record
 from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
+from extract.runtime.dbt_gate import Gate, Word
+from extract.runtime.dbt_parse_cache import ParseCache
 from extract.runtime.dbt_parse_options import parse_options
 from extract.runtime.dbt_project_files import project_fingerprint
 from extract.runtime.dbt_selection import arguments_for, replica_models
@@ -57,6 +60,10 @@ class Ran:
     args: list[str]
 
 
+#: The answer to a go that runs nothing: the pass found nothing to merge after all.
+NOTHING_RUN = Ran(True, None, [])
+
+
 def ignore_absent_seed_columns() -> None:
     """Keep agate's warning of a typed seed column the file leaves out (dbt_project.yml types every
     column sync_tables.csv may have, and most files have a few) out of dbt's output."""
@@ -76,6 +83,9 @@ class DbtWorker:
         self._checked: Checked | None = None
         self._manifest: Any = None
         self._parsed: tuple[int, int] | None = None
+        self._kept = ParseCache(setup.project, setup.args, setup.check_record)
+        #: A parse of dbt's own, to keep for the next pass once the run that waits for it is answered.
+        self._to_keep = False
 
     def serve(self, connection: Connection) -> None:
         """Answer the pass's messages until it closes the pipe. dbt is imported at the first: a pass that
@@ -88,12 +98,40 @@ class DbtWorker:
             if "dbt.cli.main" not in sys.modules:
                 with long_lived_objects():
                     import dbt.cli.main  # noqa: F401
-            if message[0] in {"check", "parse"} and self._checked is None:
+            if message[0] in {"check", "parse", "start"} and self._checked is None:
                 connection.send(self._check())
             if message[0] == "parse" and self._parsed is None and self._passed():
                 self._parse()
-            elif message[0] == "run":
+            elif message[0] == "start" and self._passed():
+                try:
+                    connection.send(self._held_run(connection, message))
+                except (EOFError, OSError):
+                    return  # the pass ended before its word
+            elif message[0] in {"run", "go"}:
                 connection.send(self._run(*message[1:]))
+            elif message[0] == "drop":
+                connection.send(NOTHING_RUN)
+            if self._to_keep and message[0] in {"start", "run", "go"}:
+                self._to_keep = False
+                self._kept.save(self._manifest)  # after the answer: the pass goes on meanwhile
+
+    def _held_run(self, connection: Connection, started: Word) -> Ran:
+        """A run started now and held before it touches the database until the pass's word: the run
+        goes on when the word asks for it, else the word is run afresh (nothing for a drop)."""
+        gate = Gate(connection, started, self._same_run)
+        models, quiet, stdout_is_data = started[1:]
+        ran = self._run(models, quiet, stdout_is_data, gate)
+        word = gate.wait()
+        if gate.opened:
+            return ran
+        if not gate.stopped and self._same_run(started, word):
+            gate.release()  # it ended before any node (none selected, or it failed): as the word's run would
+            return ran
+        return NOTHING_RUN if word[0] == "drop" else self._run(*word[1:])
+
+    def _same_run(self, started: Word, word: Word) -> bool:
+        """Whether the pass's word asks for the run `started`, on the project as it was parsed."""
+        return word[1:] == started[1:] and self._parsed == project_fingerprint(self.setup.project)
 
     def _passed(self) -> bool:
         return self._checked is not None and self._checked.refusal is None and self._checked.preflight_error is None
@@ -116,6 +154,9 @@ class DbtWorker:
         self._parsed = project_fingerprint(self.setup.project)
         self._manifest = None
         with long_lived_objects():
+            self._manifest = self._kept.load()
+            if self._manifest is not None:
+                return
             try:
                 from dbt.cli.main import dbtRunner
 
@@ -124,10 +165,11 @@ class DbtWorker:
                 result = dbtRunner().invoke(command)
                 if result.success:
                     self._manifest = result.result
+                    self._to_keep = True
             except Exception:  # only a head start, as above
                 return
 
-    def _run(self, models: Collection[str] | None, quiet: bool, stdout_is_data: bool) -> Ran:
+    def _run(self, models: Collection[str] | None, quiet: bool, stdout_is_data: bool, gate: Gate | None = None) -> Ran:
         args = self.setup.args if models is None else arguments_for(self.setup.args, models) or self.setup.args
         try:
             if self._parsed != project_fingerprint(self.setup.project):
@@ -136,23 +178,23 @@ class DbtWorker:
                 self._parse()
             if models is not None:
                 args = arguments_for(self.setup.args, models, replica_models(self._manifest)) or args
-            return self._invoke(args, quiet, stdout_is_data)
+            return self._invoke(args, quiet, stdout_is_data, gate)
         except Exception as exc:  # said as dbt's failure, as dbt's own exceptions are
             return Ran(False, first_line(exc), args)
         finally:
             sys.stdout.flush()
             sys.stderr.flush()
 
-    def _invoke(self, args: list[str], quiet: bool, stdout_is_data: bool) -> Ran:
+    def _invoke(self, args: list[str], quiet: bool, stdout_is_data: bool, gate: Gate | None) -> Ran:
         from dbt.cli.main import dbtRunner
 
         run_args = [*args, "--quiet"] if quiet and "--quiet" not in args else args
         writes = ManifestWrites(self.setup.project, run_args, self._parse_key(run_args))
         ignore_absent_seed_columns()
-        with redirect_stdout(sys.stderr) if stdout_is_data else nullcontext():
-            result = dbtRunner(manifest=self._manifest, callbacks=[writes.observer()]).invoke(
-                writes.arguments(run_args)
-            )
+        output = sys.stderr if stdout_is_data else sys.stdout
+        callbacks = [writes.observer()] if gate is None else [writes.observer(), gate.callback]
+        with redirect_stdout(output if gate is None else gate.hold(output)):
+            result = dbtRunner(manifest=self._manifest, callbacks=callbacks).invoke(writes.arguments(run_args))
         writes.finish(result.result)
         return Ran(bool(result.success), None if result.success else failure_reason(result), args)
 
