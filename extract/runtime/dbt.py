@@ -62,6 +62,7 @@ class DbtProcess:
         args: list[str],
         project_dir: Path,
         parse_now: bool = True,
+        import_now: bool = False,
         preflight: Callable[[], None] | None = None,
         fingerprint: Callable[[list[str]], str] | None = None,
         failure_hint: Callable[[], str] | None = None,
@@ -89,7 +90,7 @@ class DbtProcess:
         self._ended: str | None = None
         #: A run started while the tables land waits for its word (`start`).
         self._held = False
-        worker = DbtWorker(WorkerSetup(self.args, project, preflight, check_record))
+        worker = DbtWorker(WorkerSetup(self.args, project, preflight, check_record, import_now))
         self._pid, self._pipe = fork_helper(worker.serve)
         atexit.register(self.close)
         # A check that a record vouches for is made once it is asked for or dbt is to run, if ever.

@@ -14,7 +14,10 @@ The process answers a check once, with `Checked`, and each run, go or drop with 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import threading
 from collections.abc import Callable, Collection
 from contextlib import redirect_stdout
 from dataclasses import dataclass
@@ -42,6 +45,8 @@ class WorkerSetup:
     preflight: Callable[[], None] | None
     #: The fingerprint of what the check reads (dbt_check_record), remembered once a check passes.
     check_record: str | None
+    #: Import dbt at once, aside (`import_aside`), not at the first message.
+    import_now: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,26 @@ class Ran:
     failure: str | None
     #: The arguments it ran with.
     args: list[str]
+
+
+def import_aside() -> threading.Thread:
+    """dbt imported on a thread of idle priority (Linux's SCHED_IDLE; a thread has its own): it takes only
+    the CPU the pass leaves, so a pass with nothing to land, whose exit kills this process, loses little
+    to it (0.06 s on one table, 0.2 s on 1,000), and one that lands finds dbt imported a second sooner.
+    The thread ends with the import; what dbt runs later runs at the process's priority."""
+
+    def work() -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))
+        try:
+            with long_lived_objects():
+                import dbt.cli.main  # noqa: F401
+        except Exception:  # imported again on the first message, which then fails as dbt's import fails
+            return
+
+    thread = threading.Thread(target=work, name="dbt-import", daemon=True)
+    thread.start()
+    return thread
 
 
 #: The answer to a go that runs nothing: the pass found nothing to merge after all.
@@ -88,13 +113,18 @@ class DbtWorker:
         self._to_keep = False
 
     def serve(self, connection: Connection) -> None:
-        """Answer the pass's messages until it closes the pipe. dbt is imported at the first: a pass that
-        has nothing to land and a check to skip sends none, and pays nothing for dbt."""
+        """Answer the pass's messages until it closes the pipe. dbt is imported at the first (a pass that
+        has nothing to land and a check to skip sends none, and pays nothing for dbt), or from the start
+        aside when the setup says so."""
+        importing = import_aside() if self.setup.import_now else None
         while True:
             try:
                 message = connection.recv()
             except (EOFError, OSError):
                 return
+            if importing is not None:
+                importing.join()
+                importing = None
             if "dbt.cli.main" not in sys.modules:
                 with long_lived_objects():
                     import dbt.cli.main  # noqa: F401
