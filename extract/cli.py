@@ -65,9 +65,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         partition_rows=args.partition_rows,
         parallel=args.parallel,
     )
-    # Parsed once a table is to land. One pass imports dbt from the start, aside; a loop only once a sync
-    # lands, and then keeps it.
-    dbt = dbt_process(dbt_args, settings, parse_now=False, import_now=every is None)
+    dbt = dbt_process(dbt_args, settings, parse_now=False, import_now=every is None)  # a loop imports once it lands
     # Imported once dbt's process is forked, which needs none of them.
     from extract.every import SyncEvery
     from extract.pass_request import PassRequest

@@ -27,6 +27,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from extract.config.setting import environment
 from extract.runtime.dbt_parse_options import parse_options
 from extract.runtime.dbt_project_files import project_files
 
@@ -53,9 +54,10 @@ class ParseCache:
                 versions.append(version(package))
             except PackageNotFoundError:
                 versions.append(None)
-        names = sorted({*env_names, *(name for name in os.environ if name.startswith("DBT_"))})
-        environment = hashlib.sha256(json.dumps([[n, os.environ.get(n)] for n in names]).encode()).hexdigest()
-        text = json.dumps([versions, self._options, self._setup, project_files(self._project), environment])
+        env = environment()
+        names = sorted({*env_names, *(name for name in env if name.startswith("DBT_"))})
+        read = hashlib.sha256(json.dumps([[n, env.get(n)] for n in names]).encode()).hexdigest()
+        text = json.dumps([versions, self._options, self._setup, project_files(self._project), read])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def load(self) -> Any:

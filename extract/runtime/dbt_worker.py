@@ -14,10 +14,7 @@ The process answers a check once, with `Checked`, and each run, go or drop with 
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
-import threading
 from collections.abc import Callable, Collection
 from contextlib import redirect_stdout
 from dataclasses import dataclass
@@ -29,6 +26,7 @@ from extract.core.errors import TidemarkError, first_line, one_line
 from extract.runtime import dbt_check_record
 from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
 from extract.runtime.dbt_gate import Gate, Word
+from extract.runtime.dbt_import import import_aside
 from extract.runtime.dbt_parse_cache import ParseCache
 from extract.runtime.dbt_parse_options import parse_options
 from extract.runtime.dbt_project_files import project_fingerprint
@@ -63,26 +61,6 @@ class Ran:
     failure: str | None
     #: The arguments it ran with.
     args: list[str]
-
-
-def import_aside() -> threading.Thread:
-    """dbt imported on a thread of idle priority (Linux's SCHED_IDLE; a thread has its own): it takes only
-    the CPU the pass leaves, so a pass with nothing to land, whose exit kills this process, loses little
-    to it (0.06 s on one table, 0.2 s on 1,000), and one that lands finds dbt imported a second sooner.
-    The thread ends with the import; what dbt runs later runs at the process's priority."""
-
-    def work() -> None:
-        with contextlib.suppress(OSError, AttributeError):
-            os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))
-        try:
-            with long_lived_objects():
-                import dbt.cli.main  # noqa: F401
-        except Exception:  # imported again on the first message, which then fails as dbt's import fails
-            return
-
-    thread = threading.Thread(target=work, name="dbt-import", daemon=True)
-    thread.start()
-    return thread
 
 
 #: The answer to a go that runs nothing: the pass found nothing to merge after all.
