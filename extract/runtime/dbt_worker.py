@@ -1,5 +1,6 @@
-"""The process that runs a pass's dbt: it imports dbt and parses the project on its own core while the
-pass lands (from the first table found to have rows to read), then runs what the pass sends it.
+"""The process that runs a pass's dbt: it imports dbt (from its start, aside, for a single pass) and
+parses the project or reads the parse an earlier pass kept, on its own core while the pass lands (from
+the first table found to have rows to read), then runs what the pass sends it.
 
 dbt's import, its parse and its run are seconds of Python. In the pass's own process they held its
 interpreter lock while the pass decided and landed (many short calls to the JVM and the databases);
