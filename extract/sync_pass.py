@@ -96,6 +96,8 @@ class SyncPass:
             self._file_keys = {source.key for source in files}
             observer = ConsoleObserver(quiet=request.quiet or request.json)
             self._read_catalog(planner, observer)
+            replicas = {config.key: planner.names(config) for config in tables}
+            replicas |= {source.key: stream_names(source) for source in files}
             workers = self.settings.max_parallel_transfers
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="table") as pool:
                 jobs = list(pool.map(lambda config: self._job(planner, config), tables))
@@ -109,14 +111,12 @@ class SyncPass:
                 to_run = [job for job in jobs if job.config.key not in unchanged]
                 if request.as_of is not None or any(job.config.key in self._file_keys for job in to_run):
                     self.runtime.start_in_background()  # they land through Spark; a table, once its size asks
-                self._start_merge(planner, tables, to_run)
+                self._start_merge(replicas, to_run)
                 ran = {report.table: report for report in pool.map(lambda job: self._sync(job, observer), to_run)}
                 summary = [unchanged.get(job.config.key) or ran[job.config.key] for job in jobs]
             self._planned = (context.dialect, {j.config.key: j.checkable for j in jobs if j.checkable}, observer)
             if touches_project(recorded, [getattr(t.result, "schema_changes", []) for t in summary]):
                 self._follow_catalog(planner, observer)
-            replicas = {config.key: planner.names(config) for config in tables}
-            replicas |= {source.key: stream_names(source) for source in files}
             if self._reconcile_due():
                 return self._reconcile(planner, self._finish(summary, replicas))
         finally:
@@ -127,7 +127,7 @@ class SyncPass:
                 self.runtime.stop()
         return self._finish(summary, replicas)
 
-    def _start_merge(self, planner: Planner, tables: list[SyncTable], to_run: list[TableJob]) -> None:
+    def _start_merge(self, replicas: dict[str, TargetNames], to_run: list[TableJob]) -> None:
         """dbt is to run: it parses while the tables land. When a check found rows in every table to land,
         what dbt merges is known, and its run starts (held before its first query: DbtProcess.start)."""
         if self.dbt is None or not to_run:
@@ -135,7 +135,6 @@ class SyncPass:
         self.dbt.prepare()
         landing = [job.config.key for job in to_run]
         if set(landing) <= self._with_rows:
-            replicas = {config.key: planner.names(config) for config in tables}
             models = models_to_merge(self.settings.target, self.settings.state_schema, replicas, landing)
             self.dbt.start(self.request.quiet, self.request.json, models)
 

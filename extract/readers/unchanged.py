@@ -77,8 +77,8 @@ def find_unchanged(
     on_rows: Callable[[], None] | None = None,
 ) -> tuple[list[Unchanged], set[str]]:
     """Those of `plans` with nothing to read now (their checks are recorded), and the tables (configured
-    keys) a check found rows to read in. `each` maps the queries
-    over the probes (a thread pool's `map` asks them at once, each thread on its own connection).
+    keys) a check found rows to read in. `each` maps the queries over the probes (a thread pool's `map`
+    asks them at once, each thread on its own connection).
     `on_rows` is called, from the thread that asked, as soon as a query finds a table with rows to read
     (what waits for a pass's landing can start then), or when one cannot be checked."""
     settings = context.settings

@@ -25,16 +25,22 @@ import stat
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from extract.config.setting import environment
 from extract.runtime.dbt_parse_options import parse_options
-from extract.runtime.dbt_project_files import project_files
 
 PICKLE = "tidemark_parse.pickle"
 RECORD = "tidemark_parse.json"
 #: A manifest is deeply nested: its pickle needs more than Python's default recursion depth.
 _RECURSION = 20_000
+
+
+class Stamp(NamedTuple):
+    #: The hash of what the parse was made from.
+    key: str
+    #: The environment variables the parse read.
+    env_names: list[str]
 
 
 class ParseCache:
@@ -47,7 +53,7 @@ class ParseCache:
         self._options = parse_options(args)
         self._setup = setup
 
-    def _key(self, env_names: list[str]) -> str:
+    def _key(self, env_names: list[str], files: list[tuple[str, int, int]]) -> str:
         versions: list[str | None] = []
         for package in ("dbt-core", "dbt-postgres"):
             try:
@@ -57,16 +63,17 @@ class ParseCache:
         env = environment()
         names = sorted({*env_names, *(name for name in env if name.startswith("DBT_"))})
         read = hashlib.sha256(json.dumps([[n, env.get(n)] for n in names]).encode()).hexdigest()
-        text = json.dumps([versions, self._options, self._setup, project_files(self._project), read])
+        text = json.dumps([versions, self._options, self._setup, files, read])
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def load(self) -> Any:
-        """The kept manifest, when nothing it depends on changed since; else None."""
+    def load(self, files: list[tuple[str, int, int]]) -> Any:
+        """The kept manifest, when nothing it depends on changed since (the project's `files` as they are
+        now: dbt_project_files.project_files); else None."""
         if self._setup is None:
             return None
         try:
             record = json.loads((self._target / RECORD).read_text())
-            if record.get("key") != self._key(list(record.get("env_vars", []))):
+            if record.get("key") != self._key(list(record.get("env_vars", [])), files):
                 return None
             path = self._target / PICKLE
             if not (_private(path) and _private(self._target)):
@@ -82,13 +89,19 @@ class ParseCache:
         except Exception:  # a file of another version, cut short or foreign: dbt parses, as without it
             return None
 
-    def save(self, manifest: Any) -> None:
-        """Keep `manifest`, just parsed. A folder that cannot be written only loses the shortcut."""
+    def stamp(self, manifest: Any, files: list[tuple[str, int, int]]) -> Stamp | None:
+        """What `manifest` was parsed from, taken as the parse was made (the project's `files` read before
+        it): a file edited after that is a change to the next pass, never part of the kept parse. None:
+        nothing is kept."""
         if self._setup is None:
-            return
+            return None
         env_names = sorted(getattr(manifest, "env_vars", {}) or {})
+        return Stamp(self._key(env_names, files), env_names)
+
+    def save(self, manifest: Any, stamp: Stamp) -> None:
+        """Keep `manifest`, parsed as `stamp` says. A folder that cannot be written only loses the shortcut."""
         try:
-            record = {"key": self._key(env_names), "env_vars": env_names}
+            record = {"key": stamp.key, "env_vars": stamp.env_names}
             limit = sys.getrecursionlimit()
             sys.setrecursionlimit(max(limit, _RECURSION))
             try:

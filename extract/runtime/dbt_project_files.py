@@ -28,17 +28,17 @@ def _stats(project: Path) -> Iterator[tuple[Path, os.stat_result]]:
                 continue
 
 
-def project_fingerprint(project: Path) -> tuple[int, int]:
-    """(files, latest modification in ns) of the project's parts: changes when a file is added, removed or
-    edited (a cheap stamp, for a process that parsed the project itself)."""
-    files, latest = 0, 0
-    for _, status in _stats(project):
-        latest = max(latest, status.st_mtime_ns)
-        files += 1
-    return files, latest
-
-
 def project_files(project: Path) -> list[tuple[str, int, int]]:
-    """(path, size, modification in ns) of every file of the project's parts, in order: also changes when a
-    file is replaced by an older one."""
+    """(path, size, modification in ns) of every file of the project's parts, in order."""
     return sorted((str(path.relative_to(project)), s.st_size, s.st_mtime_ns) for path, s in _stats(project))
+
+
+def fingerprint_of(files: list[tuple[str, int, int]]) -> tuple[int, int]:
+    """(files, latest modification in ns) of `project_files`: changes when a file is added, removed or
+    edited (a cheap stamp, for a process that parsed the project itself)."""
+    return len(files), max((modified for _, _, modified in files), default=0)
+
+
+def project_fingerprint(project: Path) -> tuple[int, int]:
+    """`fingerprint_of` the project's files, without naming or ordering them."""
+    return fingerprint_of([("", status.st_size, status.st_mtime_ns) for _, status in _stats(project)])

@@ -28,9 +28,9 @@ from extract.runtime import dbt_check_record
 from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
 from extract.runtime.dbt_gate import Gate, Word
 from extract.runtime.dbt_import import import_aside
-from extract.runtime.dbt_parse_cache import ParseCache
+from extract.runtime.dbt_parse_cache import ParseCache, Stamp
 from extract.runtime.dbt_parse_options import parse_options
-from extract.runtime.dbt_project_files import project_fingerprint
+from extract.runtime.dbt_project_files import fingerprint_of, project_files, project_fingerprint
 from extract.runtime.dbt_selection import arguments_for, replica_models
 from extract.runtime.heap import long_lived_objects, release_frozen
 
@@ -64,7 +64,7 @@ class Ran:
     args: list[str]
 
 
-#: The answer to a go that runs nothing: the pass found nothing to merge after all.
+#: The answer to a drop: the pass found nothing to merge after all.
 NOTHING_RUN = Ran(True, None, [])
 
 
@@ -88,13 +88,12 @@ class DbtWorker:
         self._manifest: Any = None
         self._parsed: tuple[int, int] | None = None
         self._kept = ParseCache(setup.project, setup.args, setup.check_record)
-        #: A parse of dbt's own, to keep for the next pass once the run that waits for it is answered.
-        self._to_keep = False
+        #: A parse of dbt's own, kept for the next pass once the run that waits for it is answered.
+        self._to_keep: Stamp | None = None
 
     def serve(self, connection: Connection) -> None:
-        """Answer the pass's messages until it closes the pipe. dbt is imported at the first (a pass that
-        has nothing to land and a check to skip sends none, and pays nothing for dbt), or from the start
-        aside when the setup says so."""
+        """Answer the pass's messages until it closes the pipe. dbt is imported at the first (a loop's sync
+        with nothing to land sends none), or from the start, aside, when the setup says so."""
         importing = import_aside() if self.setup.import_now else None
         while True:
             try:
@@ -120,9 +119,9 @@ class DbtWorker:
                 connection.send(self._run(*message[1:]))
             elif message[0] == "drop":
                 connection.send(NOTHING_RUN)
-            if self._to_keep and message[0] in {"start", "run", "go"}:
-                self._to_keep = False
-                self._kept.save(self._manifest)  # after the answer: the pass goes on meanwhile
+            if self._to_keep is not None and message[0] in {"start", "run", "go"}:
+                stamp, self._to_keep = self._to_keep, None
+                self._kept.save(self._manifest, stamp)  # after the answer: the pass goes on meanwhile
 
     def _held_run(self, connection: Connection, started: Word) -> Ran:
         """A run started now and held before it touches the database until the pass's word: the run
@@ -160,10 +159,12 @@ class DbtWorker:
     def _parse(self) -> None:
         """Parse the project for the runs to take as it is; nothing printed: were the project broken, the
         run parses it again and reports why."""
-        self._parsed = project_fingerprint(self.setup.project)
+        files = project_files(self.setup.project)
+        self._parsed = fingerprint_of(files)
         self._manifest = None
+        self._to_keep = None
         with long_lived_objects():
-            self._manifest = self._kept.load()
+            self._manifest = self._kept.load(files)
             if self._manifest is not None:
                 return
             try:
@@ -174,7 +175,7 @@ class DbtWorker:
                 result = dbtRunner().invoke(command)
                 if result.success:
                     self._manifest = result.result
-                    self._to_keep = True
+                    self._to_keep = self._kept.stamp(self._manifest, files)
             except Exception:  # only a head start, as above
                 return
 
