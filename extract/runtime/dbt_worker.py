@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from extract.core.errors import TidemarkError, first_line, one_line
-from extract.runtime import dbt_check_record
+from extract.runtime import dbt_check_record, dbt_run_overheads
 from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
 from extract.runtime.dbt_gate import Gate, Word
 from extract.runtime.dbt_import import import_aside
@@ -142,7 +142,7 @@ class DbtWorker:
         return word[1:] == started[1:] and self._parsed == project_fingerprint(self.setup.project)
 
     def _passed(self) -> bool:
-        return self._checked is not None and self._checked.refusal is None and self._checked.preflight_error is None
+        return self._checked is not None and not (self._checked.refusal or self._checked.preflight_error)
 
     def _check(self) -> Checked:
         error = None
@@ -198,6 +198,7 @@ class DbtWorker:
     def _invoke(self, args: list[str], quiet: bool, stdout_is_data: bool, gate: Gate | None) -> Ran:
         from dbt.cli.main import dbtRunner
 
+        dbt_run_overheads.install()
         run_args = [*args, "--quiet"] if quiet and "--quiet" not in args else args
         writes = ManifestWrites(self.setup.project, run_args, self._parse_key(run_args))
         ignore_absent_seed_columns()
@@ -212,8 +213,7 @@ class DbtWorker:
         """What the manifest of this run depends on (None: unknown, dbt writes it as it would)."""
         if self.setup.check_record is None or self._manifest is None or self._parsed is None:
             return None
-        env_vars = dict(getattr(self._manifest, "env_vars", {}) or {})
-        return parse_key(args, self.setup.check_record, self._parsed, env_vars)
+        return parse_key(args, self.setup.check_record, self._parsed, dict(getattr(self._manifest, "env_vars", {}) or {}))
 
 
 def refusal(args: list[str]) -> str | None:
