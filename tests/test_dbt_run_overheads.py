@@ -4,7 +4,6 @@ the graph summary it writes, and the relations its cache holds."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +22,8 @@ FILES = {
     "models/orders.sql": "select * from {{ source('raw', 'orders') }}",
     "models/totals.sql": "select count(*) as n from {{ ref('orders') }}",
     "models/schema.yml": (
-        "version: 2\nmodels:\n  - name: orders\n    columns:\n      - name: id\n        data_tests: [not_null, unique]\n"
+        "version: 2\nmodels:\n  - name: orders\n    columns:\n"
+        "      - name: id\n        data_tests: [not_null, unique]\n"
     ),
     "seeds/codes.csv": "code,label\n1,one\n",
     "snapshots/orders_history.yml": (

@@ -6,7 +6,15 @@ import contextlib
 import os
 import threading
 
+from extract.runtime import dbt_run_overheads
 from extract.runtime.heap import long_lived_objects
+
+
+def import_dbt() -> None:
+    """dbt imported (its objects kept out of the collector's way), with dbt_run_overheads in place."""
+    with long_lived_objects():
+        import dbt.cli.main  # noqa: F401
+    dbt_run_overheads.install()
 
 
 def import_aside() -> threading.Thread:
@@ -19,8 +27,7 @@ def import_aside() -> threading.Thread:
         with contextlib.suppress(OSError, AttributeError):
             os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))
         try:
-            with long_lived_objects():
-                import dbt.cli.main  # noqa: F401
+            import_dbt()
         except Exception:  # imported again on the first message, which then fails as dbt's import fails
             return
 

@@ -14,10 +14,13 @@ without changing what dbt writes, logs or runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 #: Marks what is installed here, so that installing it twice is harmless.
 _INSTALLED = "_tidemark_installed"
+#: Where a replacement keeps dbt's own function, as functools.wraps keeps the function it wraps.
+_ORIGINAL = "__wrapped__"
 
 
 def graph_summary(linker: Any, manifest: Any) -> dict[int, dict[str, Any]]:
@@ -43,7 +46,7 @@ def install() -> None:
 
     if getattr(Linker.get_graph_summary, _INSTALLED, False):
         return
-    add_with_event = RelationsCache.add
+    add_with_event: Callable[[Any, Any], None] = RelationsCache.add
 
     def get_graph_summary(self: Any, manifest: Any) -> dict[int, dict[str, Any]]:
         return graph_summary(self, manifest)
@@ -56,8 +59,11 @@ def install() -> None:
         with self.lock:
             self._setdefault(cached)
 
-    for replacement, original in ((get_graph_summary, Linker.get_graph_summary), (add, add_with_event)):
+    replacements: list[tuple[type, str, Callable[..., Any]]] = [
+        (Linker, "get_graph_summary", get_graph_summary),
+        (RelationsCache, "add", add),
+    ]
+    for owner, name, replacement in replacements:
         setattr(replacement, _INSTALLED, True)
-        replacement.__wrapped__ = original  # type: ignore[attr-defined]
-    Linker.get_graph_summary = get_graph_summary
-    RelationsCache.add = add
+        setattr(replacement, _ORIGINAL, getattr(owner, name))
+        setattr(owner, name, replacement)

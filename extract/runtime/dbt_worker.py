@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from extract.core.errors import TidemarkError, first_line, one_line
-from extract.runtime import dbt_check_record, dbt_run_overheads
+from extract.runtime import dbt_check_record
 from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
 from extract.runtime.dbt_gate import Gate, Word
-from extract.runtime.dbt_import import import_aside
+from extract.runtime.dbt_import import import_aside, import_dbt
 from extract.runtime.dbt_parse_cache import ParseCache, Stamp
 from extract.runtime.dbt_parse_options import parse_options
 from extract.runtime.dbt_project_files import fingerprint_of, project_files, project_fingerprint
@@ -104,8 +104,7 @@ class DbtWorker:
                 importing.join()
                 importing = None
             if "dbt.cli.main" not in sys.modules:
-                with long_lived_objects():
-                    import dbt.cli.main  # noqa: F401
+                import_dbt()
             if message[0] in {"check", "parse", "start"} and self._checked is None:
                 connection.send(self._check())
             if message[0] == "parse" and self._parsed is None and self._passed():
@@ -198,7 +197,6 @@ class DbtWorker:
     def _invoke(self, args: list[str], quiet: bool, stdout_is_data: bool, gate: Gate | None) -> Ran:
         from dbt.cli.main import dbtRunner
 
-        dbt_run_overheads.install()
         run_args = [*args, "--quiet"] if quiet and "--quiet" not in args else args
         writes = ManifestWrites(self.setup.project, run_args, self._parse_key(run_args))
         ignore_absent_seed_columns()
@@ -213,7 +211,8 @@ class DbtWorker:
         """What the manifest of this run depends on (None: unknown, dbt writes it as it would)."""
         if self.setup.check_record is None or self._manifest is None or self._parsed is None:
             return None
-        return parse_key(args, self.setup.check_record, self._parsed, dict(getattr(self._manifest, "env_vars", {}) or {}))
+        env_vars = dict(getattr(self._manifest, "env_vars", {}) or {})
+        return parse_key(args, self.setup.check_record, self._parsed, env_vars)
 
 
 def refusal(args: list[str]) -> str | None:
