@@ -27,10 +27,14 @@ create table if not exists tidemark_catalog.ddl_times (
 
 create or replace function tidemark_catalog.record_ddl() returns event_trigger language plpgsql as $body$
 begin
+    -- A statement can report a relation twice (create or replace view does): one row each.
     insert into tidemark_catalog.ddl_times as stamped (object_id, modified_at)
-    select distinct objid, clock_timestamp() at time zone 'UTC'
-    from pg_event_trigger_ddl_commands()
-    where classid = 'pg_catalog.pg_class'::regclass and objid is not null
+    select touched.objid, clock_timestamp() at time zone 'UTC'
+    from (
+        select distinct objid
+        from pg_event_trigger_ddl_commands()
+        where classid = 'pg_catalog.pg_class'::regclass and objid is not null
+    ) as touched
     on conflict (object_id) do update set modified_at = excluded.modified_at;
 end $body$;
 
