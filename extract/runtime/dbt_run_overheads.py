@@ -4,7 +4,7 @@ without changing what dbt writes, logs or runs.
 - **The graph summary** (target/graph_summary.json, written at each compile, twice for `build`): dbt
   reads each node's type by serializing the whole node to a dict (`to_dict`) and taking one key of it.
   On 1,000 replicas (4,000 nodes with their sources and histories) that is 8,000 serializations, about
-  0.2 s of every run. The type is an attribute of the node: read there, the file is the same.
+  0.25 s of every run. The type is an attribute of the node: read there, the file is the same.
 - **The relation cache** (dbt's list of the relations in every schema a run selects a node in): each
   relation added makes a CacheAction event, which dbt writes nowhere unless asked to log cache events
   (`--log-cache-events`), yet builds all the same. On a schema of 4,000 relations (replicas, their

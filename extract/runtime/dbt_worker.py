@@ -141,7 +141,7 @@ class DbtWorker:
         return word[1:] == started[1:] and self._parsed == project_fingerprint(self.setup.project)
 
     def _passed(self) -> bool:
-        return self._checked is not None and not (self._checked.refusal or self._checked.preflight_error)
+        return self._checked is not None and self._checked.refusal is None and self._checked.preflight_error is None
 
     def _check(self) -> Checked:
         error = None
