@@ -1,0 +1,92 @@
+"""What dbt renders and the tables its queries return are the same with extract/runtime/dbt_node_overheads.py
+in place: templates compiled once render as dbt's own for every context, and a kept type tester types
+rows as a new one does."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from extract.runtime import dbt_node_overheads
+
+SOURCES = [
+    "select {{ column }} from {{ relation }}{% if limit %} limit {{ limit }}{% endif %}",
+    "{% for name in names %}{{ name | upper }}{% if not loop.last %}, {% endif %}{% endfor %}",
+    "{{ config.get('materialized', 'view') }} {{ undefined_name is defined }}",
+    "{{ limit }}",
+]
+CONTEXTS: list[dict[str, Any]] = [
+    {"column": "id", "relation": "a.b", "limit": 3, "names": ["x", "y"], "config": {"materialized": "table"}},
+    {"column": "name", "relation": "c.d", "limit": None, "names": [], "config": {}},
+]
+
+
+def _dbt_s_compile() -> Any:
+    from jinja2 import Environment
+
+    return getattr(Environment.compile, "__wrapped__", Environment.compile)
+
+
+def test_a_template_compiled_once_renders_as_dbt_s_own_in_every_context() -> None:
+    from dbt_common.clients.jinja import get_environment
+    from jinja2 import Undefined
+
+    compiles: list[str] = []
+    dbt_compile = _dbt_s_compile()
+
+    def counted(env: Any, source: Any, *args: Any) -> Any:
+        compiles.append(source)
+        return dbt_compile(env, source, *args)
+
+    kept = dbt_node_overheads.CompiledTemplates(counted, lambda: False, Undefined)
+    for context in CONTEXTS:
+        for native in (False, True):  # text, and dbt's native rendering ("3" against 3)
+            for source in SOURCES:
+                env = get_environment(native=native)  # a new one each time, as dbt makes them
+                theirs = env.from_string(source, globals=context).render(context)
+                template = env.template_class.from_code(env, kept(env, source), env.make_globals(context), None)
+                assert template.render(context) == theirs and type(template.render(context)) is type(theirs)
+    assert len(compiles) == 2 * len(SOURCES)  # once each for either environment, whatever the context
+
+    capturing = get_environment(capture_macros=True)  # dbt's parse: its own undefined, made anew
+    kept(capturing, SOURCES[0])
+    kept(capturing, SOURCES[0])
+    assert len(compiles) == 2 * len(SOURCES) + 2
+
+
+def test_nothing_is_kept_while_dbt_debugs_its_macros() -> None:
+    from dbt_common.clients.jinja import get_environment
+    from jinja2 import Undefined
+
+    compiles: list[str] = []
+    dbt_compile = _dbt_s_compile()
+
+    def counted(env: Any, source: Any, *args: Any) -> Any:
+        compiles.append(source)
+        return dbt_compile(env, source, *args)
+
+    kept = dbt_node_overheads.CompiledTemplates(counted, lambda: True, Undefined)
+    for _ in range(2):
+        kept(get_environment(), SOURCES[0])
+    assert len(compiles) == 2
+
+
+def test_a_kept_type_tester_types_rows_as_a_new_one() -> None:
+    import agate
+    from dbt_common.clients import agate_helper
+
+    dbt_build = getattr(agate_helper.build_type_tester, "__wrapped__", agate_helper.build_type_tester)
+    testers = dbt_node_overheads.TypeTesters(dbt_build)
+    rows = [
+        [1, "2026-01-02", "null", "x", 1.5, datetime.datetime(2026, 1, 2, 3, 4, 5), True],
+        [2, "2026-01-03", "", "y", None, None, False],
+    ]
+    names = ["n", "d", "maybe", "t", "f", "ts", "b"]
+    for text_columns, nulls in [(set(), ()), ({"t", "maybe"}, ()), ({"d"}, ("null", "")), ((), ("null", ""))]:
+        kept = testers(text_columns, nulls)
+        assert testers(set(text_columns), nulls) is kept  # the same arguments, the same tester
+        mine = agate.Table(rows, names, column_types=kept)
+        theirs = agate.Table(rows, names, column_types=dbt_build(text_columns, nulls))
+        assert [type(kind) for kind in mine.column_types] == [type(kind) for kind in theirs.column_types]
+        assert [list(row.values()) for row in mine.rows] == [list(row.values()) for row in theirs.rows]
+    assert testers((), ("null", "")) is not testers((), ())
