@@ -8,6 +8,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+from extract.catalog_state.read import CatalogRead
 from extract.config.file_sources import FileSource, read_file_sources
 from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
@@ -111,8 +112,9 @@ class SyncPass:
                 to_run = [job for job in jobs if job.config.key not in unchanged]
                 if request.as_of is not None or any(job.config.key in self._file_keys for job in to_run):
                     self.runtime.start_in_background()  # they land through Spark; a table, once its size asks
-                self._start_merge(replicas, to_run)
-                ran = {report.table: report for report in pool.map(lambda job: self._sync(job, observer), to_run)}
+                to_run = self._start_merge(replicas, to_run, recorded)
+                reports = pool.map(lambda job: self._tell_dbt(self._sync(job, observer), replicas), to_run)
+                ran = {report.table: report for report in reports}
                 summary = [unchanged.get(job.config.key) or ran[job.config.key] for job in jobs]
             self._planned = (context.dialect, {j.config.key: j.checkable for j in jobs if j.checkable}, observer)
             if touches_project(recorded, [getattr(t.result, "schema_changes", []) for t in summary]):
@@ -127,16 +129,33 @@ class SyncPass:
                 self.runtime.stop()
         return self._finish(summary, replicas)
 
-    def _start_merge(self, replicas: dict[str, TargetNames], to_run: list[TableJob]) -> None:
-        """dbt is to run: it parses while the tables land. When a check found rows in every table to land,
-        what dbt merges is known, and its run starts (held before its first query: DbtProcess.start)."""
+    def _start_merge(
+        self, replicas: dict[str, TargetNames], to_run: list[TableJob], recorded: CatalogRead | None
+    ) -> list[TableJob]:
+        """dbt is to run: it parses while the tables land, and its run starts. It merges each table as it
+        lands, in the order dbt takes them (runtime/dbt_flow.py), unless the catalog read changed the
+        project, whose files are written again after the landing. Then the run starts only when a check
+        found rows in every table to land (what it merges is known), and is held before its first query
+        (DbtProcess.start). The tables to land, in the order they are to land."""
         if self.dbt is None or not to_run:
-            return
+            return to_run
         self.dbt.prepare()
         landing = [job.config.key for job in to_run]
-        if set(landing) <= self._with_rows:
+        flow = not touches_project(recorded, [])
+        if flow or set(landing) <= self._with_rows:
             models = models_to_merge(self.settings.target, self.settings.state_schema, replicas, landing)
-            self.dbt.start(self.request.quiet, self.request.json, models)
+            self.dbt.start(self.request.quiet, self.request.json, models, flow)
+            if flow:
+                return sorted(to_run, key=lambda job: replicas[job.config.key].model_name)
+        return to_run
+
+    def _tell_dbt(self, report: TableReport, replicas: dict[str, TargetNames]) -> TableReport:
+        """A flowing run of dbt told whether the table's merge can go on: it landed, and its replica's
+        files stay as dbt parsed them."""
+        if self.dbt is not None:
+            changed = getattr(report.result, "schema_changes", None)
+            self.dbt.landed(replicas[report.table].model_name, report.status == "landed" and not changed)
+        return report
 
     def _read_catalog(self, planner: Planner, observer: Observer) -> None:
         """The catalog read every pass starts with: the tables whose definition changed are described."""

@@ -20,7 +20,7 @@ from typing import Any
 from extract.config.environment import dbt_profiles_dir
 from extract.core.errors import EXIT_DBT_FAILED, TidemarkError
 from extract.runtime import dbt_check_record
-from extract.runtime.dbt_gate import HELD_COMMANDS
+from extract.runtime.dbt_gate import FLOWING_COMMANDS, HELD_COMMANDS
 from extract.runtime.dbt_selection import arguments_for
 from extract.runtime.dbt_worker import Checked, DbtWorker, Ran, WorkerSetup
 from extract.runtime.helper_process import end_helper, fork_helper
@@ -88,8 +88,10 @@ class DbtProcess:
         self._asked: set[str] = set()
         self._asking = threading.Lock()
         self._ended: str | None = None
-        #: A run started while the tables land waits for its word (`start`).
+        #: A run started while the tables land waits for its word (`start`), or merges them as they land.
         self._held = False
+        self._flowing = False
+        self._telling = threading.Lock()  # the table threads tell a flow what landed
         worker = DbtWorker(WorkerSetup(self.args, project, preflight, check_record, import_now))
         self._pid, self._pipe = fork_helper(worker.serve)
         atexit.register(self.close)
@@ -140,20 +142,32 @@ class DbtProcess:
         if self._checked.refusal is not None:
             raise TidemarkError(f"--dbt {shlex.join(self.requested)!r}: {self._checked.refusal}")
 
-    def start(self, quiet: bool, stdout_is_data: bool, models: Collection[str]) -> None:
+    def start(self, quiet: bool, stdout_is_data: bool, models: Collection[str], flow: bool = False) -> None:
         """Start the run of `models` now, while the tables land: dbt builds its graph and selects, then
         waits before its first query for `run`, which lets it go on when it asks for the same, or runs
-        what it asks for instead (runtime/dbt_gate.py)."""
+        what it asks for instead (runtime/dbt_gate.py). With `flow` (for a command that merges), it goes
+        on at once and merges each table once the pass says it `landed` (runtime/dbt_flow.py)."""
         self._drop()
+        flow = flow and self.args[0] in FLOWING_COMMANDS
         if self.args[0] in HELD_COMMANDS and arguments_for(self.args, models) is not None:
             self._ask("parse")
             self._send(("start", sorted(models), quiet, stdout_is_data))
-            self._held = self._ended is None
+            if flow:
+                self._send(("flow",))
+            self._held = self._ended is None and not flow
+            self._flowing = self._ended is None and flow
+
+    def landed(self, model: str, mergeable: bool) -> None:
+        """Tell a flowing run that the table of replica `model` has landed (`mergeable`: its merge can
+        go on as parsed), or not (from any thread)."""
+        if self._flowing:
+            with self._telling:
+                self._send(("landed", model, mergeable))
 
     def _drop(self) -> None:
-        """A run started and never asked for (the pass that started it failed): it runs nothing."""
-        if self._held:
-            self._held = False
+        """A run started and never asked for (the pass that started it failed): it runs nothing more."""
+        if self._held or self._flowing:
+            self._held = self._flowing = False
             self._send(("drop",))
             try:
                 self._answer()
@@ -175,10 +189,11 @@ class DbtProcess:
         try:
             self.prepare()
             self.check_arguments()
-            word = "go" if self._held else "run"
-            self._held = False
-            self._send((word, None if models is None else sorted(models), quiet, stdout_is_data))
-            ran: Ran = self._answer()
+            ran = (
+                self._flowed(models, quiet, stdout_is_data)
+                if self._flowing
+                else self._go(models, quiet, stdout_is_data)
+            )
         except DbtProcessEnded:
             ran = Ran(False, self._ended, self.ran_with)
         self.ran_with = ran.args
@@ -186,6 +201,23 @@ class DbtProcess:
             hint = self._failure_hint() if self._failure_hint else ""
             self.failure = (ran.failure or "dbt reported failure") + hint
         return ran.success
+
+    def _go(self, models: Collection[str] | None, quiet: bool, stdout_is_data: bool) -> Ran:
+        word = "go" if self._held else "run"
+        self._held = False
+        self._send((word, None if models is None else sorted(models), quiet, stdout_is_data))
+        ran: Ran = self._answer()
+        return ran
+
+    def _flowed(self, models: Collection[str] | None, quiet: bool, stdout_is_data: bool) -> Ran:
+        """The end of a flowing run: what it left unmerged and still waits (a table that failed with
+        older runs waiting, one whose files are written again) is run now."""
+        self._flowing = False
+        with self._telling:
+            self._send(("flowed",))
+        ran: Ran = self._answer()
+        left = sorted(set(models or ()) & set(ran.unmerged))
+        return self._go(left, quiet, stdout_is_data) if ran.success and left else ran
 
     @property
     def ended(self) -> str | None:

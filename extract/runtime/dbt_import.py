@@ -6,7 +6,7 @@ import contextlib
 import os
 import threading
 
-from extract.runtime import dbt_event_overheads, dbt_run_overheads
+from extract.runtime import dbt_event_overheads, dbt_flow, dbt_node_overheads, dbt_run_overheads
 from extract.runtime.heap import long_lived_objects
 
 #: The import thread's niceness (0 is the process's own, 19 the lowest priority).
@@ -14,12 +14,14 @@ IMPORT_NICENESS = 15
 
 
 def import_dbt() -> None:
-    """dbt imported (its objects kept out of the collector's way), with dbt_run_overheads and
-    dbt_event_overheads in place."""
+    """dbt imported (its objects kept out of the collector's way), with the costs dbt_run_overheads,
+    dbt_event_overheads and dbt_node_overheads cut, and dbt_flow's wait in place."""
     with long_lived_objects():
         import dbt.cli.main  # noqa: F401
     dbt_run_overheads.install()
     dbt_event_overheads.install()
+    dbt_node_overheads.install()
+    dbt_flow.install()
 
 
 def import_aside() -> threading.Thread:

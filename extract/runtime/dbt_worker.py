@@ -9,8 +9,9 @@ so it starts with what the pass has imported and holds nothing of the pass's.
 
 Messages, pickled over a pipe private to the two: the pass sends `("check",)`, `("parse",)`,
 `("run", models, quiet, stdout_is_data)`, and for a run started while the tables land
-(runtime/dbt_gate.py) `("start", ...)` alike, then `("go", ...)` alike or `("drop",)` to run nothing.
-The process answers a check once, with `Checked`, and each run, go or drop with `Ran`.
+(runtime/dbt_gate.py) `("start", ...)` alike, then `("go", ...)` alike, `("drop",)` to run nothing, or
+`("flow",)`, words on each table and `("flowed",)` (runtime/dbt_flow.py). The process answers a check
+once, with `Checked`, and each run, go, drop or flow with `Ran`.
 """
 
 from __future__ import annotations
@@ -18,14 +19,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Collection
 from contextlib import redirect_stdout
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from extract.core.errors import TidemarkError, first_line, one_line
+from extract.core.errors import TidemarkError, first_line
 from extract.runtime import dbt_check_record
 from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
+from extract.runtime.dbt_failure import failure_reason
 from extract.runtime.dbt_gate import Gate, Word
 from extract.runtime.dbt_import import import_aside, import_dbt
 from extract.runtime.dbt_parse_cache import ParseCache, Stamp
@@ -62,6 +64,8 @@ class Ran:
     failure: str | None
     #: The arguments it ran with.
     args: list[str]
+    #: Of a run that flowed (runtime/dbt_flow.py), the replicas it left for the pass to merge after.
+    unmerged: tuple[str, ...] = ()
 
 
 #: The answer to a drop: the pass found nothing to merge after all.
@@ -129,8 +133,8 @@ class DbtWorker:
         models, quiet, stdout_is_data = started[1:]
         ran = self._run(models, quiet, stdout_is_data, gate)
         word = gate.wait()
-        if gate.opened:
-            return ran
+        if gate.flow is not None or gate.opened:  # a flow's answer says what it left unmerged
+            return replace(NOTHING_RUN if gate.stopped else ran, unmerged=gate.unmerged())
         if not gate.stopped and self._same_run(started, word):
             gate.release()  # it ended before any node (none selected, or it failed): as the word's run would
             return ran
@@ -231,19 +235,3 @@ def refusal(args: list[str]) -> str | None:
         return "asks dbt to print something and exit (such as --help): run dbt on its own for that"
     except click.ClickException as exc:
         return exc.format_message()
-
-
-def failure_reason(result: Any) -> str:
-    """One line on why a dbt run failed: its exception, else the first failed nodes and their messages."""
-    if result.exception is not None:
-        return first_line(result.exception)
-    # A database error's message runs over lines (what failed, then the database's words): joined into one.
-    failed = [
-        f"{entry.node.name}: {' '.join(str(entry.message).split())}"
-        for entry in getattr(result.result, "results", []) or []
-        if str(getattr(entry, "status", "")) in {"error", "fail", "runtime error"}
-    ]
-    if not failed:
-        return "dbt reported failure"
-    more = f" (and {len(failed) - 3} more)" if len(failed) > 3 else ""
-    return one_line("; ".join(failed[:3]) + more)
