@@ -4,20 +4,13 @@ did not land is skipped with what follows from it, and merged after the landing 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from extract.core.quoting import postgres_identifier
 from extract.state.waiting import tables_waiting
-from tests.conftest import REPO, Project
+from tests.conftest import Project
 from tests.failing_table import items_and_failing
-from tests.items_fixture import items_table, quoted_replica
-
-_OTHER = """
-create table dbo."Other" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3));
-insert into dbo."Other" select i, 'other ' || i, timestamp '2026-01-01' + i * interval '1 minute'
-from generate_series(1, 20) as i
-"""
+from tests.items_fixture import quoted_replica
+from tests.two_tables_waiting import run_script, two_tables_waiting
 
 #: A flowing run started for some models, told which landed, then asked for some: what the pass does, in
 #: a fresh interpreter (dbt's process is forked before any thread starts).
@@ -37,26 +30,12 @@ print(json.dumps({"ok": dbt.run(True, False, models=asked), "ran_with": dbt.ran_
 
 
 def _flow(project: Project, started: list[str], landed: list[tuple[str, bool]], asked: list[str]) -> dict[str, object]:
-    env = {**project.env, "PYTHONPATH": str(REPO)}
-    arguments = [json.dumps(value) for value in (started, landed, asked)]
-    done = subprocess.run(
-        [sys.executable, "-c", _FLOW, *arguments], env=env, cwd=project.root, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    answer: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    return answer
+    return run_script(project, _FLOW, started, landed, asked)
 
 
 def test_a_table_left_out_of_the_flow_is_merged_after_it_when_it_still_waits(project: Project) -> None:
     project.keep_dbt_files()
-    items_table(project, 30)
-    with project.source() as conn:
-        conn.execute(_OTHER)
-    project.write_sync_tables(["dbo,Items,ModifiedDate,,true", "dbo,Other,ModifiedDate,,true"])
-    project.generate()
-    assert project.cli("--all").returncode == 0  # both land; neither is merged
-    items, other = project.model_name("dbo.Items"), project.model_name("dbo.Other")
-    keys = [project.planner.plan(project.planner.find(t)).names.table_key for t in ("dbo.Items", "dbo.Other")]
+    items, other, keys = two_tables_waiting(project)
     settings = project.settings
 
     # Other did not land (as far as this run knows), and the pass does not ask for it: it still waits.
@@ -67,6 +46,7 @@ def test_a_table_left_out_of_the_flow_is_merged_after_it_when_it_still_waits(pro
     status = {entry["unique_id"].split(".")[-1]: entry["status"] for entry in results["results"]}
     assert status[items] == "success" and status[other] == "skipped", status
     assert status[f"{other}__history"] == "skipped", status  # what follows from it, skipped with it
+    assert status["_migration_state"] == "success", status  # it reads every replica: not skipped with one
 
     # Left out again, but asked for after the landing: merged by a run of its own, after the flow.
     answer = _flow(project, [items, other], [(items, True), (other, False)], [items, other])

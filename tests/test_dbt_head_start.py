@@ -4,22 +4,13 @@ and runs only that."""
 
 from __future__ import annotations
 
-import json
-import os
 import stat
-import subprocess
-import sys
 
 from extract.core.quoting import postgres_identifier
 from extract.state.waiting import tables_waiting
-from tests.conftest import REPO, Project
+from tests.conftest import Project
 from tests.items_fixture import items_table, quoted_replica
-
-_OTHER = """
-create table dbo."Other" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3));
-insert into dbo."Other" select i, 'other ' || i, timestamp '2026-01-01' + i * interval '1 minute'
-from generate_series(1, 20) as i
-"""
+from tests.two_tables_waiting import run_script, two_tables_waiting
 
 #: A held run started for some models, then told which to run: what the pass does, in a fresh interpreter
 #: (dbt's process is forked before any thread starts).
@@ -84,31 +75,12 @@ def test_a_kept_parse_others_can_write_is_not_read(project: Project) -> None:
 
 
 def _held_run(project: Project, started: list[str], asked: list[str]) -> dict[str, object]:
-    env = {**os.environ, **project.env, "DBT_PROFILES_DIR": str(project.root)}
-    result = subprocess.run(
-        [sys.executable, "-c", _HELD, json.dumps(started), json.dumps(asked)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    answer: dict[str, object] = json.loads(result.stdout.strip().splitlines()[-1])
-    return answer
+    return run_script(project, _HELD, started, asked)
 
 
 def test_a_run_started_for_more_tables_than_landed_merges_only_those_that_landed(project: Project) -> None:
-    items_table(project, 30)
-    with project.source() as conn:
-        conn.execute(_OTHER)
-    project.write_sync_tables(["dbo,Items,ModifiedDate,,true", "dbo,Other,ModifiedDate,,true"])
-    project.generate()
-    assert project.cli("--all").returncode == 0  # both land; neither is merged
-    items, other = project.model_name("dbo.Items"), project.model_name("dbo.Other")
-    keys = {
-        table: project.planner.plan(project.planner.find(table)).names.table_key for table in ("dbo.Items", "dbo.Other")
-    }
+    items, other, (items_key, other_key) = two_tables_waiting(project)
+    keys = {"dbo.Items": items_key, "dbo.Other": other_key}
     settings = project.settings
 
     answer = _held_run(project, [items, other], [items])

@@ -21,24 +21,24 @@ CONTEXTS: list[dict[str, Any]] = [
 ]
 
 
-def _dbt_s_compile() -> Any:
-    from jinja2 import Environment
+def _kept_templates(compiles: list[str], debugging: bool) -> dbt_node_overheads.CompiledTemplates:
+    """Jinja's own compile, each text it compiles noted in `compiles`, behind the kept templates."""
+    from jinja2 import Environment, Undefined
 
-    return getattr(Environment.compile, "__wrapped__", Environment.compile)
-
-
-def test_a_template_compiled_once_renders_as_dbt_s_own_in_every_context() -> None:
-    from dbt_common.clients.jinja import get_environment
-    from jinja2 import Undefined
-
-    compiles: list[str] = []
-    dbt_compile = _dbt_s_compile()
+    dbt_compile = getattr(Environment.compile, "__wrapped__", Environment.compile)
 
     def counted(env: Any, source: Any, *args: Any) -> Any:
         compiles.append(source)
         return dbt_compile(env, source, *args)
 
-    kept = dbt_node_overheads.CompiledTemplates(counted, lambda: False, Undefined)
+    return dbt_node_overheads.CompiledTemplates(counted, lambda: debugging, Undefined)
+
+
+def test_a_template_compiled_once_renders_as_dbt_s_own_in_every_context() -> None:
+    from dbt_common.clients.jinja import get_environment
+
+    compiles: list[str] = []
+    kept = _kept_templates(compiles, debugging=False)
     for context in CONTEXTS:
         for native in (False, True):  # text, and dbt's native rendering ("3" against 3)
             for source in SOURCES:
@@ -56,16 +56,9 @@ def test_a_template_compiled_once_renders_as_dbt_s_own_in_every_context() -> Non
 
 def test_nothing_is_kept_while_dbt_debugs_its_macros() -> None:
     from dbt_common.clients.jinja import get_environment
-    from jinja2 import Undefined
 
     compiles: list[str] = []
-    dbt_compile = _dbt_s_compile()
-
-    def counted(env: Any, source: Any, *args: Any) -> Any:
-        compiles.append(source)
-        return dbt_compile(env, source, *args)
-
-    kept = dbt_node_overheads.CompiledTemplates(counted, lambda: True, Undefined)
+    kept = _kept_templates(compiles, debugging=True)
     for _ in range(2):
         kept(get_environment(), SOURCES[0])
     assert len(compiles) == 2

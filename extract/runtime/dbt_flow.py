@@ -1,10 +1,10 @@
 """A run of dbt that merges each table as soon as it has landed, while the others still land.
 
 On a pass that lands many tables, dbt's run is seconds of Python per hundred nodes, and the landing is
-mostly waiting on the databases and the JVM: one after the other, neither uses the second core. When
-every table to land was found to have rows, the run's nodes are known before the first table lands
-(runtime/dbt_gate.py starts it then), so it can go on at once: each replica model of a table that is
-landing waits, before dbt starts it, for the pass's word on that table. A table that landed is merged
+mostly waiting on the databases and the JVM: one after the other, neither uses the second core. So
+the run is started for every table the pass is about to land (runtime/dbt_gate.py), and goes on at
+once: each replica model of a table that is landing waits, before dbt starts it, for the pass's word
+on that table. A table that landed is merged
 (its history and tests follow as dbt orders them); one that failed, found nothing after all, or whose
 schema changed (its files are written again after the landing) is skipped with what follows only from
 it (its history, its tests), and left to the run the pass makes after the landing. A node skipped so
