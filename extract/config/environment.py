@@ -86,3 +86,10 @@ def with_environment(variables: Mapping[str, str]) -> dict[str, str]:
 def under_spark_submit(env: Mapping[str, str] | None = None) -> bool:
     """Whether spark-submit started this process (its driver JVM waits for it on a gateway port)."""
     return "PYSPARK_GATEWAY_PORT" in environment(env)
+
+
+def environment_as_held() -> dict[bytes, bytes] | None:
+    """The process' environment as Python holds it (encoded), to compare two moments of it cheaply; None
+    where Python does not hold it so."""
+    held: dict[bytes, bytes] | None = getattr(os.environ, "_data", None)
+    return held

@@ -29,6 +29,8 @@ from logging import LogRecord
 from logging.handlers import RotatingFileHandler
 from typing import Any
 
+from extract.config.environment import environment_as_held
+
 #: Marks what is installed here, so that installing it twice is harmless.
 _INSTALLED = "_tidemark_installed"
 #: Where a replacement keeps dbt's own function, as functools.wraps keeps the function it wraps.
@@ -82,7 +84,7 @@ class EnvironmentSecrets:
         self._found: tuple[dict[Any, Any] | None, list[str]] = (None, [])
 
     def __call__(self) -> list[str]:
-        environment: dict[Any, Any] | None = getattr(os.environ, "_data", None)
+        environment = environment_as_held()
         if environment is None:  # not CPython's os.environ: nothing to compare with
             return self._find()
         seen, secrets = self._found  # one tuple, so that threads never pair one's secrets with another's
