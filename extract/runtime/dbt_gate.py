@@ -130,7 +130,8 @@ class Gate:
         self.word = self.flow.hear(self._connection)
 
     def unmerged(self) -> tuple[str, ...]:
-        """For a flow, the replicas its run did not merge: those it skipped, or all when it never ran."""
+        """The run is over (its flow, if any, no longer asked): for a flow, the replicas it did not merge,
+        those it skipped, or all when it never went on."""
         flowing(None)
         if self.flow is None:
             return ()
