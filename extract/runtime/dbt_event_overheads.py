@@ -30,11 +30,7 @@ from logging.handlers import RotatingFileHandler
 from typing import Any
 
 from extract.config.environment import environment_as_held
-
-#: Marks what is installed here, so that installing it twice is harmless.
-_INSTALLED = "_tidemark_installed"
-#: Where a replacement keeps dbt's own function, as functools.wraps keeps the function it wraps.
-_ORIGINAL = "__wrapped__"
+from extract.runtime.dbt_replacements import in_place, put_in_place
 
 
 class SizedRotatingFileHandler(RotatingFileHandler):
@@ -120,7 +116,7 @@ def install() -> None:
     from dbt_common.events.base_types import BaseEvent
     from dbt_common.exceptions import env_secrets
 
-    if getattr(BaseEvent.__init__, _INSTALLED, False):
+    if in_place(BaseEvent.__init__):
         return
     init = event_init(BaseEvent.__init__)
     replacements: list[tuple[Any, str, Any]] = [
@@ -129,7 +125,4 @@ def install() -> None:
         (logger, "RotatingFileHandler", SizedRotatingFileHandler),
         (functions, "env_secrets", EnvironmentSecrets(env_secrets)),
     ]
-    for owner, name, replacement in replacements:
-        setattr(replacement, _INSTALLED, True)
-        setattr(replacement, _ORIGINAL, getattr(owner, name))
-        setattr(owner, name, replacement)
+    put_in_place(replacements)

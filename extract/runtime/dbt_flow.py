@@ -21,11 +21,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from extract.runtime.dbt_flow_order import FlowOrder
-
-#: Marks what is installed here, so that installing it twice is harmless.
-_INSTALLED = "_tidemark_installed"
-#: Where a replacement keeps dbt's own function, as functools.wraps keeps the function it wraps.
-_ORIGINAL = "__wrapped__"
+from extract.runtime.dbt_replacements import in_place, put_in_place
 
 Word = tuple[Any, ...]
 
@@ -112,7 +108,7 @@ def install() -> None:
     from dbt.task.runnable import GraphRunnableTask
 
     dbt_call_runner: Callable[[Any, Any], Any] = GraphRunnableTask.call_runner
-    if getattr(dbt_call_runner, _INSTALLED, False):
+    if in_place(dbt_call_runner):
         return
     dbt_interpret: Callable[[Any, Any], bool] = GraphRunnableTask.interpret_results.__func__  # type: ignore[attr-defined]
     dbt_get: Callable[..., Any] = GraphQueue.get
@@ -137,12 +133,11 @@ def install() -> None:
             _active[0].before_taking(queue)
         return dbt_get(queue, block, timeout)
 
-    for owner, name, replacement, original in (
-        (GraphRunnableTask, "call_runner", call_runner, dbt_call_runner),
-        (GraphRunnableTask, "interpret_results", interpret_results, dbt_interpret),
-        (GraphRunnableTask, "_mark_dependent_errors", mark_dependent_errors, dbt_mark),
-        (GraphQueue, "get", get, dbt_get),
-    ):
-        setattr(replacement, _ORIGINAL, original)
-        setattr(replacement, _INSTALLED, True)
-        setattr(owner, name, classmethod(replacement) if name == "interpret_results" else replacement)
+    put_in_place(
+        [
+            (GraphRunnableTask, "call_runner", call_runner),
+            (GraphRunnableTask, "interpret_results", classmethod(interpret_results)),
+            (GraphRunnableTask, "_mark_dependent_errors", mark_dependent_errors),
+            (GraphQueue, "get", get),
+        ]
+    )

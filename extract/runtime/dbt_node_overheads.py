@@ -21,10 +21,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-#: Marks what is installed here, so that installing it twice is harmless.
-_INSTALLED = "_tidemark_installed"
-#: Where a replacement keeps dbt's own function, as functools.wraps keeps the function it wraps.
-_ORIGINAL = "__wrapped__"
+from extract.runtime.dbt_replacements import in_place, put_in_place
+
 #: The most compiled templates kept (a project's distinct texts; past it, the oldest half is let go).
 MOST_KEPT = 8192
 
@@ -82,7 +80,7 @@ def install() -> None:
     from dbt_common.clients import agate_helper, jinja
     from jinja2 import Environment, Undefined
 
-    if getattr(Environment.compile, _INSTALLED, False):
+    if in_place(Environment.compile):
         return
     templates = CompiledTemplates(Environment.compile, lambda: bool(jinja.MACRO_DEBUGGING), Undefined)
 
@@ -95,7 +93,4 @@ def install() -> None:
         (Environment, "compile", compile_kept),
         (agate_helper, "build_type_tester", TypeTesters(agate_helper.build_type_tester)),
     ]
-    for owner, name, replacement in replacements:
-        setattr(replacement, _INSTALLED, True)
-        setattr(replacement, _ORIGINAL, getattr(owner, name))
-        setattr(owner, name, replacement)
+    put_in_place(replacements)

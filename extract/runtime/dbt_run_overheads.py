@@ -17,10 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-#: Marks what is installed here, so that installing it twice is harmless.
-_INSTALLED = "_tidemark_installed"
-#: Where a replacement keeps dbt's own function, as functools.wraps keeps the function it wraps.
-_ORIGINAL = "__wrapped__"
+from extract.runtime.dbt_replacements import in_place, put_in_place
 
 
 def graph_summary(linker: Any, manifest: Any) -> dict[int, dict[str, Any]]:
@@ -44,7 +41,7 @@ def install() -> None:
     from dbt.adapters.cache import RelationsCache, _CachedRelation
     from dbt.compilation import Linker
 
-    if getattr(Linker.get_graph_summary, _INSTALLED, False):
+    if in_place(Linker.get_graph_summary):
         return
     add_with_event: Callable[[Any, Any], None] = RelationsCache.add
 
@@ -63,7 +60,4 @@ def install() -> None:
         (Linker, "get_graph_summary", get_graph_summary),
         (RelationsCache, "add", add),
     ]
-    for owner, name, replacement in replacements:
-        setattr(replacement, _INSTALLED, True)
-        setattr(replacement, _ORIGINAL, getattr(owner, name))
-        setattr(owner, name, replacement)
+    put_in_place(replacements)
