@@ -80,8 +80,7 @@ class FileSourceReader(RunLogReader):
             run.plan([Partition(i, SEGMENT, None, (path,)) for i, (path, _) in enumerate(files)], None)
         partitions, landed = run.load_plan()
         sizes = dict(files)
-        settings = self.context.settings
-        target = RunTarget(settings.target, settings.state_schema, record.run_id)
+        target = self.context.run_target(record.run_id)
 
         def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
             # The partitions not landed yet: after a transient failure, fewer than at first.

@@ -13,6 +13,7 @@ import psycopg
 
 from extract.config.urls import DatabaseUrl
 from extract.core.state_schema import StateSchema
+from extract.core.target_pool import TargetPool
 from extract.state.partition_log import Progress, progress
 
 #: Called from the watcher thread with its own connection each time more partitions have landed.
@@ -27,6 +28,7 @@ class RunTarget:
     url: DatabaseUrl
     state: StateSchema
     run_id: int
+    connections: TargetPool
 
 
 class ProgressWatch:
@@ -51,7 +53,7 @@ class ProgressWatch:
         self._thread.join()
 
     def _watch(self) -> None:
-        with psycopg.connect(self.target.url.libpq_url, autocommit=True) as conn:
+        with self.target.connections.connection(autocommit=True) as conn:
             self.reported.append(progress(conn, self.target.state, self.run_id))
             while not self._stop.wait(POLL_SECONDS):
                 if self.failures:
@@ -73,7 +75,7 @@ class ProgressWatch:
         than a poll)."""
         if self.failures:
             raise self.failures[0]
-        with psycopg.connect(self.target.url.libpq_url, autocommit=True) as conn:
+        with self.target.connections.connection(autocommit=True) as conn:
             final = progress(conn, self.target.state, self.run_id)
             if not self.reported or final != self.reported[-1]:
                 self.on_progress(conn, final)

@@ -8,7 +8,6 @@ from dataclasses import dataclass, replace
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
-import psycopg
 from psycopg import sql
 from py4j.protocol import Py4JJavaError
 
@@ -149,7 +148,7 @@ def land_in_driver(
     source_properties.setProperty("fetchsize", str(source.fetch_rows))
     target_properties = java_properties(gateway.jvm, target.url)
     statement = copy_statement(staging, columns, tagged=tagged)
-    with psycopg.connect(target.url.libpq_url, autocommit=True) as conn:
+    with target.connections.connection(autocommit=True) as conn:
         for partition in pending:
             segment = by_name[partition.segment]
             try:

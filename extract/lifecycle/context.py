@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from extract.config.settings import Settings
+from extract.core.target_pool import TargetPool
+from extract.landing.progress_watch import RunTarget
 from extract.landing.transfer import PartitionSource
 from extract.partitions.plan import PartitionSizing
 from extract.runtime.spark import SparkRuntime
@@ -26,6 +28,8 @@ class RunContext:
     runtime: SparkRuntime
     sources: SourcePool
     sizing: PartitionSizing
+    #: The pass's connections to the target, handed from one run to the next.
+    targets: TargetPool
 
     @classmethod
     def open(cls, settings: Settings, runtime: SparkRuntime) -> RunContext:
@@ -34,10 +38,18 @@ class RunContext:
             settings.partition_threshold, settings.max_partitions, settings.min_partition_rows, settings.partition_rows
         )
         sources = SourcePool(lambda: runtime.source_jvm, settings.source)
-        return cls(settings, dialect_for(settings.source.dialect), runtime, sources, sizing)
+        targets = TargetPool(settings.target)
+        return cls(settings, dialect_for(settings.source.dialect), runtime, sources, sizing, targets)
 
     def close(self) -> None:
         self.sources.close()
+        self.targets.close()
+        self.runtime.close_landing_connections()
+
+    def run_target(self, run_id: int) -> RunTarget:
+        """Where run `run_id` lands, through the pass's connections."""
+        settings = self.settings
+        return RunTarget(settings.target, settings.state_schema, run_id, self.targets)
 
     @property
     def source(self) -> JdbcConnection:

@@ -44,7 +44,7 @@ ENDED_WITHOUT_MERGE = ("exact", "reported")
 def run_stream(context: RunContext, reader: Reader[R], observer: Observer) -> R:
     """One run of `reader`'s table, start to end; returns its record as it ended. Raises what failed it."""
     state = context.settings.state_schema
-    with psycopg.connect(context.settings.target.libpq_url, autocommit=False) as conn:
+    with context.targets.connection(autocommit=False) as conn:
         ensure_state_schema(conn, state)
         ensure_protection(conn, state, context.settings.state_key)
         if not try_extract_lock(conn, state, reader.lock.key):

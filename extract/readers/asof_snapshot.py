@@ -22,7 +22,7 @@ from extract.asof.file_check import check_snapshot_file
 from extract.config.seeds import SyncTable
 from extract.core.errors import KEY_PLACE, BatchRefused, KeyValueRefused, TidemarkError
 from extract.core.observer import Observer
-from extract.landing.progress_watch import ProgressCallback, RunTarget
+from extract.landing.progress_watch import ProgressCallback
 from extract.landing.staging import duplicate_key_sample, ensure_snapshot_table, key_sample, rows_without_key
 from extract.landing.transfer import land_frame, land_partitions
 from extract.lifecycle.active_run import ActiveRun
@@ -121,8 +121,8 @@ class SnapshotReader(TableReader):
     def _read_file(self, run: ActiveRun[SnapshotRecord], frame: DataFrame) -> None:
         numbers = list(range(1, frame.rdd.getNumPartitions() + 1))
         run.plan([Partition(n, "file", None, None) for n in numbers], None)
-        settings, columns, record = self.context.settings, self.plan.columns, run.record
-        target = RunTarget(settings.target, settings.state_schema, record.run_id)
+        columns, record = self.plan.columns, run.record
+        target = self.context.run_target(record.run_id)
 
         def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
             # A file's Spark partitions are read whole again: a partition's rows land in one transaction.
@@ -141,8 +141,8 @@ class SnapshotReader(TableReader):
             run.plan(planned, rows)
         partitions, landed = run.load_plan()
         run.record.partitions_planned = len(partitions)
-        source, settings, record = context.partition_source(plan.table, plan.columns), context.settings, run.record
-        target = RunTarget(settings.target, settings.state_schema, record.run_id)
+        source, record = context.partition_source(plan.table, plan.columns), run.record
+        target = context.run_target(record.run_id)
 
         def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
             land_partitions(

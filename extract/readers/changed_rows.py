@@ -20,7 +20,7 @@ from extract.evolution.follow import prepare_tables
 from extract.evolution.full_refresh import replace_replica
 from extract.landing.clear_landed import clear_staging
 from extract.landing.first_sync import drop_first_sync_table, prepare_landing, promote
-from extract.landing.progress_watch import ProgressCallback, RunTarget
+from extract.landing.progress_watch import ProgressCallback
 from extract.landing.staging import (
     analyze_landed,
     duplicate_key_sample,
@@ -145,8 +145,7 @@ class ChangedRowsReader(RunLogReader):
         landing = (plan.names.schema, plan.names.first_sync_table if first_sync else plan.names.staging_table)
         lands = land_in_driver if record.landed_by == "driver" else land_partitions
         source = self.context.partition_source(plan.table, plan.columns, self._relation(record))
-        settings = self.context.settings
-        target = RunTarget(settings.target, settings.state_schema, record.run_id)
+        target = self.context.run_target(record.run_id)
 
         def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
             lands(

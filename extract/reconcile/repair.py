@@ -11,7 +11,7 @@ from psycopg import sql
 
 from extract.core.errors import KEY_PLACE, KeyValueRefused
 from extract.core.sql_contract import RUN_ID_COLUMN
-from extract.landing.progress_watch import ProgressCallback, RunTarget
+from extract.landing.progress_watch import ProgressCallback
 from extract.landing.transfer import land_in_driver, land_partitions
 from extract.lifecycle.active_run import ActiveRun
 from extract.lifecycle.context import RunContext
@@ -62,8 +62,8 @@ def land_upserts(run: ActiveRun[RunRecord], plan: TablePlan, keys: RepairKeys, c
     run.plan(partitions, count)
     lands = land_in_driver if record.landed_by == "driver" else land_partitions
     staging = (plan.names.schema, plan.names.staging_table)
-    source, settings = context.partition_source(plan.table, plan.columns), context.settings
-    target = RunTarget(settings.target, settings.state_schema, record.run_id)
+    source = context.partition_source(plan.table, plan.columns)
+    target = context.run_target(record.run_id)
 
     def land(pending: list[Partition], checkpoint: ProgressCallback, fetch_rows: int) -> None:
         lands(source.fetching(fetch_rows), parts, pending, plan.columns, target, staging, checkpoint)

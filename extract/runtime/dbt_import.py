@@ -6,7 +6,13 @@ import contextlib
 import os
 import threading
 
-from extract.runtime import dbt_event_overheads, dbt_flow, dbt_node_overheads, dbt_run_overheads
+from extract.runtime import (
+    dbt_connection_reuse,
+    dbt_event_overheads,
+    dbt_flow,
+    dbt_node_overheads,
+    dbt_run_overheads,
+)
 from extract.runtime.heap import long_lived_objects
 
 #: The import thread's niceness (0 is the process's own, 19 the lowest priority).
@@ -15,12 +21,14 @@ IMPORT_NICENESS = 15
 
 def import_dbt() -> None:
     """dbt imported (its objects kept out of the collector's way), with the costs dbt_run_overheads,
-    dbt_event_overheads and dbt_node_overheads cut, and dbt_flow's wait in place."""
+    dbt_event_overheads and dbt_node_overheads cut, connections kept between nodes
+    (dbt_connection_reuse), and dbt_flow's wait in place."""
     with long_lived_objects():
         import dbt.cli.main  # noqa: F401
     dbt_run_overheads.install()
     dbt_event_overheads.install()
     dbt_node_overheads.install()
+    dbt_connection_reuse.install()
     dbt_flow.install()
 
 

@@ -109,6 +109,11 @@ class SourceJvm:
     def jvm(self) -> Any:
         return self.gateway.jvm
 
+    @property
+    def started(self) -> JavaGateway | None:
+        """The gateway if the JVM was started, without starting it."""
+        return self._gateway
+
     def stop(self) -> Popen[bytes] | None:
         """Let the JVM exit, without waiting for it; its process, for a caller that must."""
         with self._lock:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 import threading
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from py4j.protocol import Py4JError
 
 from extract.config.environment import spark_defaults, under_spark_submit
 from extract.runtime import class_archive
@@ -183,6 +186,16 @@ class SparkRuntime:
                 self._session = SparkSession.builder.config(conf=self._conf).getOrCreate()
                 self._session.sparkContext.setLogLevel(self._log_level)
             return self._session
+
+    def close_landing_connections(self) -> None:
+        """Close the connections landings keep for their next batch (LandingConnections.java) in the JVMs
+        that run: a loop may sleep longer than a server keeps them. Starts nothing."""
+        driver = self.gateway if self._spark_runs() else None
+        for gateway in (self._source.started, driver):
+            # A JVM that is gone took its connections with it.
+            with suppress(Py4JError):
+                if gateway is not None:
+                    gateway.jvm.tidemark.landing.LandingConnections.closeAll()
 
     def stop(self) -> None:
         """Stop Spark's session, if one started, and let the driver JVM exit without waiting for it. Once

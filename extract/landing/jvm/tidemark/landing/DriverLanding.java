@@ -1,6 +1,5 @@
 package tidemark.landing;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -60,9 +59,10 @@ public final class DriverLanding {
             JDBCOptions options = new JDBCOptions(sourceUrl, relation, scala.collection.immutable.Map$.MODULE$.from(
                     CollectionConverters.asScala(settings)));
             JdbcDialect dialect = JdbcDialects.get(sourceUrl);
-            // One connection resolves the relation's schema and reads its rows: a connection costs
-            // more than either query on a small batch.
-            try (Connection source = dialect.createConnectionFactory(options).apply(-1)) {
+            // One connection resolves the relation's schema and reads its rows; both sides' connections go on
+            // to the next batch (LandingConnections): a connection costs more than either query on a small one.
+            String sourceKey = LandingConnections.key(sourceUrl, sourceProperties);
+            return LandingConnections.with(sourceKey, () -> dialect.createConnectionFactory(options).apply(-1), source -> {
                 JDBCRDD$ resolver = JDBCRDD$.MODULE$;
                 StructField[] fields = Arrays.copyOf(
                         resolver.resolveTable(options, source, resolver.resolveTable$default$3(),
@@ -83,11 +83,13 @@ public final class DriverLanding {
                         scala.collection.Iterator<InternalRow> rows = JdbcUtils$.MODULE$.resultSetToSparkInternalRows(
                                 result, dialect, new StructType(fields), new InputMetrics(), scala.Option.empty());
                         Iterator<InternalRow> javaRows = CollectionConverters.asJava(rows);
-                        long[] landed = lander.call(0, javaRows).next();
+                        String targetKey = LandingConnections.key(targetUrl, targetProperties);
+                        long[] landed = LandingConnections.with(
+                                targetKey, lander::connect, target -> lander.landOn(target, partitionNumber, javaRows));
                         return new long[] {landed[1], landed[2]};
                     }
                 }
-            }
+            });
         } catch (SQLException | RuntimeException e) {
             throw LandingFailure.of("partition " + partitionNumber, e);
         }
