@@ -11,13 +11,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
 from extract.core.target_pool import TargetPool
 from extract.runtime import dbt_connection_reuse
 from tests.conftest import REPO, Project
+from tests.small_dbt_project import write_small_project
 
 _TABLE = """
 create table dbo.{name} ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3));
@@ -102,7 +102,7 @@ def test_a_connection_given_back_is_found_as_a_new_one_would_be(project: Project
 
 #: A project of two models on one thread, the second after the first: what the second's session holds.
 _MODELS = {
-    "dbt_project.yml": "name: reuse\nversion: '1.0.0'\nprofile: reuse\n",
+    "dbt_project.yml": "name: reuse\nversion: '1.0.0'\nprofile: small\n",
     "models/first.sql": (
         "{{ config(materialized='table', pre_hook=[\"set work_mem = '7MB'\", "
         "'create temporary table left_behind (x integer)', 'select pg_advisory_lock(4242)']) }}\n"
@@ -122,22 +122,14 @@ def test_dbt_keeps_its_connection_from_one_node_to_the_next_as_new(project: Proj
     from dbt.cli.main import dbtRunner
 
     dbt_connection_reuse.install()
-    url = urlsplit(project.target_url)
-    profile = (
-        f"reuse:\n  target: dev\n  outputs:\n    dev: {{type: postgres, host: '{url.hostname}', port: {url.port},"
-        f" user: '{url.username}', password: '', dbname: {project.target_db}, schema: reuse, threads: 1}}\n"
-    )
-    (tmp_path / "profiles.yml").write_text(profile)
-    for name, text in _MODELS.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_small_project(tmp_path, _MODELS, project.target_url, project.target_db, threads=1)
     with project.target() as fresh:
         default_work_mem = fresh.execute("show work_mem").fetchone()
     args = ["run", "--project-dir", str(tmp_path), "--profiles-dir", str(tmp_path), "--log-path", str(tmp_path)]
     assert dbtRunner().invoke(args).success
     with project.target() as conn:
-        first = conn.execute("select pid from reuse.first").fetchone()
-        second = conn.execute("select pid, work_mem, temporary_gone, unlocked from reuse.second").fetchone()
+        first = conn.execute("select pid from s.first").fetchone()
+        second = conn.execute("select pid, work_mem, temporary_gone, unlocked from s.second").fetchone()
     # The same server process, with nothing of the first node's session left in it.
     assert second == (first[0], default_work_mem[0], True, True)
 

@@ -9,12 +9,12 @@ from collections.abc import Iterator
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import psycopg
 import pytest
 
 from extract.runtime import dbt_event_overheads
+from tests.small_dbt_project import write_small_project
 
 FILES = {
     "dbt_project.yml": "name: small\nversion: '1.0.0'\nprofile: small\n",
@@ -49,19 +49,11 @@ def built(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> list[t
     from dbt.cli.main import dbtRunner
     from dbt_common.events.base_types import BaseEvent
 
-    url = urlsplit(pg_admin_url)
     with psycopg.connect(pg_admin_url, autocommit=True) as admin:
         admin.execute("drop database if exists event_overheads with (force)")
         admin.execute("create database event_overheads")
     root = tmp_path_factory.mktemp("events")
-    profile = (
-        f"small:\n  target: dev\n  outputs:\n    dev: {{type: postgres, host: '{url.hostname}', port: {url.port},"
-        f" user: '{url.username}', password: '', dbname: event_overheads, schema: s, threads: 2}}\n"
-    )
-    (root / "profiles.yml").write_text(profile)
-    for name, text in FILES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
+    write_small_project(root, FILES, pg_admin_url, "event_overheads", threads=2)
     made: list[tuple[Any, dict[str, Any]]] = []
     dbt_init = _dbt_s_own(BaseEvent, "__init__")
 
