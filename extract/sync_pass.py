@@ -26,6 +26,7 @@ from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
 from extract.file_jobs import file_job
 from extract.files.selection import split_names
+from extract.landing.staging import create_schemas
 from extract.lifecycle.context import RunContext
 from extract.lifecycle.run import check_target_state
 from extract.pass_checks import unchanged_tables
@@ -132,17 +133,16 @@ class SyncPass:
     def _start_merge(
         self, replicas: dict[str, TargetNames], to_run: list[TableJob], recorded: CatalogRead | None
     ) -> list[TableJob]:
-        """dbt is to run: it parses while the tables land, and its run starts. It merges each table as it
-        lands, in the order dbt takes them (runtime/dbt_flow.py), unless the catalog read changed the
-        project, whose files are written again after the landing. Then the run starts only when a check
-        found rows in every table to land (what it merges is known), and is held before its first query
-        (DbtProcess.start). The tables to land, in the order they are to land."""
+        """dbt is to run: it parses while the tables land and its run starts, merging each table as it lands, in
+        dbt's order (runtime/dbt_flow.py); after a catalog read that changed the project (files written again),
+        only once a check found rows in every table, held before its first query (DbtProcess.start)."""
         if self.dbt is None or not to_run:
             return to_run
         self.dbt.prepare()
         landing = [job.config.key for job in to_run]
         flow = not touches_project(recorded, [])
         if flow or set(landing) <= self._with_rows:
+            create_schemas(self.settings.target, {replicas[key].schema for key in landing})  # before dbt's
             models = models_to_merge(self.settings.target, self.settings.state_schema, replicas, landing)
             self.dbt.start(self.request.quiet, self.request.json, models, flow)
             if flow:

@@ -1,5 +1,5 @@
 """A pass opens its connections once, not once per table or per dbt node: the runs' target connections
-(core/target_pool.py), the driver landing's JDBC connections to both sides (LandingConnections.java)
+(landing/target_pool.py), the driver landing's JDBC connections to both sides (LandingConnections.java)
 and dbt's (runtime/dbt_connection_reuse.py) go from one table, or node, to the next. Between two
 passes of `--every`, none stays open."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from extract.core.target_pool import TargetPool
+from extract.landing.target_pool import TargetPool
 from extract.runtime import dbt_connection_reuse
 from tests.conftest import REPO, Project
 from tests.small_dbt_project import write_small_project

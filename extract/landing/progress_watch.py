@@ -13,7 +13,7 @@ import psycopg
 
 from extract.config.urls import DatabaseUrl
 from extract.core.state_schema import StateSchema
-from extract.core.target_pool import TargetPool
+from extract.landing.target_pool import TargetPool
 from extract.state.partition_log import Progress, progress
 
 #: Called from the watcher thread with its own connection each time more partitions have landed.

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import psycopg
 from psycopg import sql
 
 from extract.config.naming import TargetNames
+from extract.config.urls import DatabaseUrl
 from extract.core.quoting import ParameterSafeIdentifier
 from extract.core.sql_contract import PARTITION_COLUMN, RUN_ID_COLUMN
 from extract.source.dialects.postgres import PostgresDialect
@@ -35,12 +36,31 @@ def _landing_defs(columns: Sequence[MappedColumn]) -> list[sql.Composable]:
     ]
 
 
+def create_schema(conn: psycopg.Connection, schema: str) -> None:
+    """`create schema if not exists`, in the caller's transaction. When another session creates the same
+    schema at the same moment (dbt's run creates those of its nodes it does not find), PostgreSQL refuses
+    the second as a duplicate, once the first has committed it: the schema is there, as asked."""
+    try:
+        with conn.transaction():  # a savepoint: the caller's transaction goes on after the refusal
+            conn.execute(sql.SQL("create schema if not exists {}").format(sql.Identifier(schema)))
+    except psycopg.errors.UniqueViolation:
+        return
+
+
+def create_schemas(target: DatabaseUrl, schemas: Iterable[str]) -> None:
+    """The schemas a pass lands in, created before dbt's run lists those it must create for its nodes."""
+    with psycopg.connect(target.libpq_url) as conn, conn.transaction():
+        conn.execute(DDL_LOCK)
+        for schema in sorted(set(schemas)):
+            create_schema(conn, schema)
+
+
 def ensure_snapshot_table(conn: psycopg.Connection, names: TargetNames, columns: Sequence[MappedColumn]) -> None:
     """Create the schema and the UNLOGGED table that snapshots for the as-of history land in."""
     schema = sql.Identifier(names.schema)
     with conn.transaction():
         conn.execute(DDL_LOCK)
-        conn.execute(sql.SQL("create schema if not exists {}").format(schema))
+        create_schema(conn, names.schema)
         conn.execute(
             sql.SQL("create unlogged table if not exists {}.{} ({})").format(
                 schema, sql.Identifier(names.snapshot_table), sql.SQL(", ").join(_landing_defs(columns))
@@ -67,7 +87,7 @@ def ensure_tables(
     key_ids = sql.SQL(", ").join(sql.Identifier(k.lower()) for k in key)
     with conn.transaction():
         conn.execute(DDL_LOCK)  # tables synced at once share a schema
-        conn.execute(sql.SQL("create schema if not exists {}").format(schema))
+        create_schema(conn, names.schema)
         conn.execute(
             sql.SQL("create unlogged table if not exists {}.{} ({})").format(
                 schema, sql.Identifier(names.staging_table), sql.SQL(", ").join(staging_defs)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from extract.config.settings import Settings
-from extract.core.target_pool import TargetPool
 from extract.landing.progress_watch import RunTarget
+from extract.landing.target_pool import TargetPool
 from extract.landing.transfer import PartitionSource
 from extract.partitions.plan import PartitionSizing
 from extract.runtime.spark import SparkRuntime
