@@ -4,8 +4,8 @@ A pass over a thousand small tables would otherwise open several connections a t
 server a process, a login and catalog caches that start cold, more than a small table's bookkeeping.
 A connection goes back to the pool only after a block that ended without an error, what it left open
 committed (as psycopg's `with connect()` ends); then its session forgets its settings, temporary
-tables and session locks, so that the next run finds it as a new one. Anything else closes it. (Not
-`discard all`: it would also drop the statements psycopg prepared, which psycopg would go on using.)
+tables and session locks, so that the next run finds it as a new one. Anything else closes it
+(`FORGET_SESSION`, extract/core/sessions.py).
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 from extract.config.urls import DatabaseUrl
-
-#: One round trip (the simple protocol takes several statements when none has parameters).
-_FORGET = "reset all; discard temp; select pg_advisory_unlock_all()"
+from extract.core.sessions import FORGET_SESSION
 
 
 class TargetPool:
@@ -54,7 +52,7 @@ class TargetPool:
         try:
             conn.commit()  # what the block left open, as psycopg's own `with connect()` ends
             conn.autocommit = True
-            conn.execute(_FORGET)
+            conn.execute(FORGET_SESSION)
         except psycopg.Error:
             conn.close()
             return

@@ -17,11 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from extract.core.sessions import FORGET_SESSION
 from extract.runtime.dbt_replacements import in_place, put_in_place
-
-#: What a node leaves in its session that a new session would not have. Several statements without
-#: parameters: one round trip. (`discard all` would also undo the role dbt sets on connecting.)
-FORGET = "reset all; discard temp; select pg_advisory_unlock_all()"
 
 
 def forgotten(handle: Any) -> bool:
@@ -33,7 +30,7 @@ def forgotten(handle: Any) -> bool:
         if handle.closed or handle.get_transaction_status() != TRANSACTION_STATUS_IDLE:
             return False
         with handle.cursor() as cursor:
-            cursor.execute(FORGET)
+            cursor.execute(FORGET_SESSION)
         # psycopg2 begins a transaction around it unless it counts itself in one already: dbt ends its
         # transactions with a COMMIT statement, which psycopg2 does not see.
         if handle.get_transaction_status() != TRANSACTION_STATUS_IDLE:
