@@ -63,11 +63,11 @@ class BenchDatabases:
                 admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
                 admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
 
-    def settle(self, vacuum: bool = False) -> None:
+    def settle(self, vacuum: bool = False, also: tuple[str, ...] = ()) -> None:
         """Before a timed step: the previous step's dirty pages written out (CHECKPOINT), and with `vacuum`
-        both databases vacuumed and analysed, as autovacuum leaves tables between a user's syncs. No step
-        pays for the one before it."""
-        for url in (self.source_url, self.target_url) if vacuum else ():
+        both databases (and those in `also`) vacuumed and analysed, as autovacuum leaves tables between a
+        user's syncs. No step pays for the one before it."""
+        for url in (self.source_url, self.target_url, *also) if vacuum else ():
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute("vacuum (analyze)")
         with psycopg.connect(self.admin_url, autocommit=True) as admin:

@@ -1,6 +1,6 @@
 """What dbt renders and the tables its queries return are the same with extract/runtime/dbt_node_overheads.py
-in place: templates compiled once render as dbt's own for every context, and a kept type tester types
-rows as a new one does."""
+in place: templates compiled once render as dbt's own for every context, a kept type tester types rows
+as a new one does, and the one empty result is dbt's empty table."""
 
 from __future__ import annotations
 
@@ -83,3 +83,17 @@ def test_a_kept_type_tester_types_rows_as_a_new_one() -> None:
         assert [type(kind) for kind in mine.column_types] == [type(kind) for kind in theirs.column_types]
         assert [list(row.values()) for row in mine.rows] == [list(row.values()) for row in theirs.rows]
     assert testers((), ("null", "")) is not testers((), ())
+
+
+def test_the_kept_empty_result_is_dbt_s_own_empty_table_made_once() -> None:
+    import agate
+    from dbt_common.clients import agate_helper
+
+    dbt_empty = getattr(agate_helper.empty_table, "__wrapped__", agate_helper.empty_table)
+    kept = dbt_node_overheads.kept_empty_table(dbt_empty)
+    mine, theirs = kept(), dbt_empty()
+    assert kept() is mine
+    assert (mine.column_names, mine.column_types, len(mine.rows)) == (theirs.column_names, theirs.column_types, 0)
+    # What a caller makes from it is a new table: the kept one stays empty.
+    grown = agate.Table.merge([mine, agate.Table([[1]], ["n"])])
+    assert (len(grown.rows), len(kept().rows), kept().column_names) == (1, 0, ())

@@ -1,4 +1,4 @@
-"""Two costs dbt 1.11 pays for each node it runs, cut without changing what it renders or returns.
+"""Three costs dbt 1.11 pays for each node it runs, cut without changing what it renders or returns.
 
 - **Jinja compiles the same text again for every node.** The model's SQL, its hooks and each config
   value with Jinja in it are compiled from text to Python code at every node, in a new environment
@@ -10,9 +10,13 @@
   into an agate table through a type tester it builds anew for every result, and building one makes
   date and time parsers that cost more than the typing of a few rows. Testers built with the same
   arguments are the same, and are reused.
+- **A statement that returns no rows gets a new empty table.** dbt answers each statement it runs
+  without fetching (most of a materialization's) with a new empty agate table, about 0.3 ms each: on
+  the first pass over 300 tables, 4,800 statements and 1.4 s of the interpreter. An agate table
+  cannot be changed (its methods return new tables), so one empty table serves them all.
 
-Sampled in dbt's process on the first pass over 300 tables, the two were about a sixth of the time its
-threads held the interpreter.
+Sampled in dbt's process on the first pass over 300 tables, the first two were about a sixth of the
+time its threads held the interpreter, the third about a twentieth.
 """
 
 from __future__ import annotations
@@ -75,8 +79,18 @@ class TypeTesters:
         return tester
 
 
+def kept_empty_table(make_empty: Callable[[], Any]) -> Callable[[], Any]:
+    """dbt_common's `empty_table`, made once."""
+    empty = make_empty()
+
+    def empty_table() -> Any:
+        return empty
+
+    return empty_table
+
+
 def install() -> None:
-    """Put both in place of dbt's own, in the process that runs dbt (dbt imported)."""
+    """Put the three in place of dbt's own, in the process that runs dbt (dbt imported)."""
     from dbt_common.clients import agate_helper, jinja
     from jinja2 import Environment, Undefined
 
@@ -92,5 +106,6 @@ def install() -> None:
     replacements: list[tuple[Any, str, Any]] = [
         (Environment, "compile", compile_kept),
         (agate_helper, "build_type_tester", TypeTesters(agate_helper.build_type_tester)),
+        (agate_helper, "empty_table", kept_empty_table(agate_helper.empty_table)),
     ]
     put_in_place(replacements)
