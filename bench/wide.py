@@ -198,7 +198,8 @@ def measure(
 
 
 def _ratio(ours: float, theirs: float | None) -> str:
-    return f"{theirs / ours:.1f}x" if theirs and ours else "-"
+    # Two decimals: a first pass 4% faster than dlt's would print as 1.0x, as if it were a tie.
+    return f"{theirs / ours:.2f}x" if theirs and ours else "-"
 
 
 def print_wide(results: dict[str, Any]) -> None:
