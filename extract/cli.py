@@ -65,7 +65,7 @@ def _run_extract(argv: Sequence[str]) -> int:
         partition_rows=args.partition_rows,
         parallel=args.parallel,
     )
-    dbt = dbt_process(dbt_args, settings, parse_now=False, import_now=every is None)  # a loop imports once it lands
+    dbt = dbt_process(dbt_args, settings, parse_now=False, import_ahead=every is None)  # a loop imports once it lands
     # Imported once dbt's process is forked, which needs none of them.
     from extract.every import SyncEvery
     from extract.pass_request import PassRequest

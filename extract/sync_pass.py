@@ -14,14 +14,7 @@ from extract.config.naming import TargetNames
 from extract.config.seeds import SyncTable
 from extract.config.settings import Settings
 from extract.console import ConsoleObserver
-from extract.core.errors import (
-    EXIT_DBT_FAILED,
-    EXIT_OK,
-    EXIT_TABLE_FAILED,
-    TidemarkError,
-    about_table,
-    shown_error,
-)
+from extract.core.errors import EXIT_DBT_FAILED, EXIT_OK, EXIT_TABLE_FAILED, TidemarkError, about_table, shown_error
 from extract.core.observer import Note, Observer
 from extract.core.secrets import mask
 from extract.file_jobs import file_job
@@ -95,6 +88,8 @@ class SyncPass:
             file_sources = [] if request.as_of else read_file_sources(self.settings.seeds_dir)
             files, table_names = split_names(file_sources, request.table_names)
             tables = self._tables(planner, table_names, files)
+            if self.dbt is not None:
+                self.dbt.import_ahead_for(len(tables) + len(files))
             self._file_keys = {source.key for source in files}
             observer = ConsoleObserver(quiet=request.quiet or request.json)
             self._read_catalog(planner, observer)

@@ -42,6 +42,8 @@ def parse_dbt_args(text: str) -> list[str]:
 CLOSED = "it was closed"
 #: How long the pass's exit waits for dbt's process to finish a parse under way and end on its own.
 CLOSE_GRACE_SECONDS = 5.0
+#: The fewest tables of a pass that has dbt imported ahead (DbtProcess.import_ahead_for).
+IMPORT_AHEAD_TABLES = 50
 
 
 class DbtProcessEnded(TidemarkError):
@@ -62,7 +64,7 @@ class DbtProcess:
         args: list[str],
         project_dir: Path,
         parse_now: bool = True,
-        import_now: bool = False,
+        import_ahead: bool = False,
         preflight: Callable[[], None] | None = None,
         fingerprint: Callable[[list[str]], str] | None = None,
         failure_hint: Callable[[], str] | None = None,
@@ -92,7 +94,9 @@ class DbtProcess:
         self._held = False
         self._flowing = False
         self._telling = threading.Lock()  # the table threads tell a flow what landed
-        worker = DbtWorker(WorkerSetup(self.args, project, preflight, check_record, import_now))
+        #: Whether a pass of many tables has dbt imported before any of them is found to land.
+        self._import_ahead = import_ahead
+        worker = DbtWorker(WorkerSetup(self.args, project, preflight, check_record))
         self._pid, self._pipe = fork_helper(worker.serve)
         atexit.register(self.close)
         # A check that a record vouches for is made once it is asked for or dbt is to run, if ever.
@@ -126,6 +130,13 @@ class DbtProcess:
     def _helper_ended(self) -> None:
         _, status = os.waitpid(self._pid, 0)
         self._ended = f"dbt's process ended before it answered ({_how_it_ended(status)})"
+
+    def import_ahead_for(self, tables: int) -> None:
+        """dbt imported aside from now on, if this process imports ahead and a pass checks at least
+        IMPORT_AHEAD_TABLES `tables` (their checks last long enough to hide it). Fewer wait for a check
+        that finds rows (`prepare`): on one table with nothing to land, the import cost 0.15 s of 0.8."""
+        if self._import_ahead and tables >= IMPORT_AHEAD_TABLES:
+            self._ask("import")
 
     def prepare(self) -> None:
         """dbt will run: import it and parse the project now, while the tables land (from any thread)."""

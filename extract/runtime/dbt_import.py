@@ -35,8 +35,9 @@ def import_dbt() -> None:
 def import_aside() -> threading.Thread:
     """dbt imported on a thread of low priority (`IMPORT_NICENESS`; on Linux a thread has its own): on a
     core the pass leaves idle it runs at full speed, and where the pass wants the core it takes a small
-    share. A pass with nothing to land, whose exit kills this process, loses a little to it (about 0.1 s
-    on one table, 0.3 s on 1,000), and one that lands finds dbt imported sooner. Linux's idle policy
+    share. Asked for by a pass of many tables only (DbtProcess.import_ahead_for): one with nothing to
+    land, whose exit kills this process, loses a little to it (about 0.15 s on one table, not measurable
+    on 1,000), and one that lands finds dbt imported sooner. Linux's idle policy
     (SCHED_IDLE) took 0.04 s and 0.08 s less from those passes but starved the import while the checks
     and the landing ran: on 1,000 tables with 10 changed, dbt started its run after the landing had
     ended, and the pass took 5.7 s against 5.2 to 5.4 s at niceness 10 to 15. The thread ends with the

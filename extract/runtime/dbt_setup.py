@@ -15,13 +15,13 @@ from extract.state.seeds_loaded import unloaded_seeds_hint
 
 
 def dbt_process(
-    dbt_args: list[str] | None, settings: Settings, parse_now: bool = True, import_now: bool = False
+    dbt_args: list[str] | None, settings: Settings, parse_now: bool = True, import_ahead: bool = False
 ) -> DbtProcess | None:
-    """dbt with `dbt_args` (None: no dbt), imported by its own process from now on (`import_now`, aside)
-    or once asked to, and its project parsed there from now on (`parse_now`) or once it is prepared
-    (DbtProcess.prepare). dbt's profile
-    reads the target's parts, so TIDEMARK_TARGET_URL alone configures both; a project whose profile
-    builds in another database is refused before anything lands."""
+    """dbt with `dbt_args` (None: no dbt), imported by its own process once asked to (aside, ahead of a
+    pass of many tables, with `import_ahead`), and its project parsed there from now on (`parse_now`) or
+    once it is prepared (DbtProcess.prepare). dbt's profile reads the target's parts, so
+    TIDEMARK_TARGET_URL alone configures both; a project whose profile builds in another database is
+    refused before anything lands."""
     if dbt_args is None:
         return None
     hand_on(
@@ -38,7 +38,7 @@ def dbt_process(
         dbt_args,
         settings.project_dir,
         parse_now,
-        import_now,
+        import_ahead,
         preflight=lambda: check_profile(settings.project_dir, settings.target),
         # A record of the last check that passed lets a pass with nothing to land skip waiting for dbt's import.
         fingerprint=lambda args: fingerprint(args, settings.project_dir, settings.target, environment()),

@@ -46,8 +46,6 @@ class WorkerSetup:
     preflight: Callable[[], None] | None
     #: The fingerprint of what the check reads (dbt_check_record), remembered once a check passes.
     check_record: str | None
-    #: Import dbt at once, aside (`import_aside`), not at the first message.
-    import_now: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,13 +95,17 @@ class DbtWorker:
 
     def serve(self, connection: Connection) -> None:
         """Answer the pass's messages until it closes the pipe. dbt is imported at the first (a loop's sync
-        with nothing to land sends none), or from the start, aside, when the setup says so."""
-        importing = import_aside() if self.setup.import_now else None
+        with nothing to land sends none), or aside from an "import" on, which asks nothing else."""
+        importing = None
         while True:
             try:
                 message = connection.recv()
             except (EOFError, OSError):
                 return
+            if message[0] == "import":
+                if importing is None and "dbt.cli.main" not in sys.modules:
+                    importing = import_aside()
+                continue
             if importing is not None:
                 importing.join()
                 importing = None
