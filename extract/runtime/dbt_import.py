@@ -17,12 +17,17 @@ from extract.runtime.heap import long_lived_objects
 
 #: The import thread's niceness (0 is the process's own, 19 the lowest priority).
 IMPORT_NICENESS = 15
+#: Set once `import_dbt` has put everything in place in this process (or the one it was forked from).
+_IMPORTED = threading.Event()
 
 
 def import_dbt() -> None:
     """dbt imported (its objects kept out of the collector's way), with the costs dbt_run_overheads,
     dbt_event_overheads and dbt_node_overheads cut, connections kept between nodes
-    (dbt_connection_reuse), and dbt_flow's wait in place."""
+    (dbt_connection_reuse), and dbt_flow's wait in place. Whether dbt is in `sys.modules` does not tell:
+    a process forked from one that imported dbt on its own (a test's runner) has dbt without them."""
+    if _IMPORTED.is_set():
+        return
     with long_lived_objects():
         import dbt.cli.main  # noqa: F401
     dbt_run_overheads.install()
@@ -30,6 +35,12 @@ def import_dbt() -> None:
     dbt_node_overheads.install()
     dbt_connection_reuse.install()
     dbt_flow.install()
+    _IMPORTED.set()
+
+
+def dbt_imported() -> bool:
+    """Whether `import_dbt` has run to its end."""
+    return _IMPORTED.is_set()
 
 
 def import_aside() -> threading.Thread:

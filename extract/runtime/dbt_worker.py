@@ -29,7 +29,7 @@ from extract.runtime import dbt_check_record
 from extract.runtime.dbt_artifacts import ManifestWrites, parse_key
 from extract.runtime.dbt_failure import failure_reason
 from extract.runtime.dbt_gate import Gate, Word
-from extract.runtime.dbt_import import import_aside, import_dbt
+from extract.runtime.dbt_import import dbt_imported, import_aside, import_dbt
 from extract.runtime.dbt_parse_cache import ParseCache, Stamp
 from extract.runtime.dbt_parse_options import parse_options
 from extract.runtime.dbt_project_files import fingerprint_of, project_files, project_fingerprint
@@ -103,14 +103,13 @@ class DbtWorker:
             except (EOFError, OSError):
                 return
             if message[0] == "import":
-                if importing is None and "dbt.cli.main" not in sys.modules:
+                if importing is None and not dbt_imported():
                     importing = import_aside()
                 continue
             if importing is not None:
                 importing.join()
                 importing = None
-            if "dbt.cli.main" not in sys.modules:
-                import_dbt()
+            import_dbt()  # at once when done aside; else now, or again as it failed aside
             if message[0] in {"check", "parse", "start"} and self._checked is None:
                 connection.send(self._check())
             if message[0] == "parse" and self._parsed is None and self._passed():
