@@ -1,4 +1,4 @@
-"""The process that runs a pass's dbt: it imports dbt (from its start, aside, for a single pass) and
+"""The process that runs a pass's dbt: it imports dbt (aside from an "import", for a pass of many tables) and
 parses the project or reads the parse an earlier pass kept, on its own core while the pass lands (from
 the first table found to have rows to read), then runs what the pass sends it.
 
@@ -7,7 +7,7 @@ interpreter lock while the pass decided and landed (many short calls to the JVM 
 here the two work side by side. The process is forked from the pass before it opens any connection,
 so it starts with what the pass has imported and holds nothing of the pass's.
 
-Messages, pickled over a pipe private to the two: the pass sends `("check",)`, `("parse",)`,
+Messages, pickled over a pipe private to the two: the pass sends `("import",)` (unanswered), `("check",)`, `("parse",)`,
 `("run", models, quiet, stdout_is_data)`, and for a run started while the tables land
 (runtime/dbt_gate.py) `("start", ...)` alike, then `("go", ...)` alike, `("drop",)` to run nothing, or
 `("flow",)`, words on each table and `("flowed",)` (runtime/dbt_flow.py). The process answers a check
