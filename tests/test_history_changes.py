@@ -7,6 +7,7 @@ and its current versions equal the replica."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any
 
@@ -66,6 +67,8 @@ def _setup(project: Project) -> dict[str, dict[str, str]]:
             "changed": f'"{schema}"."chg__{table}"',
             "model": ours["relation"].split("'")[1],
             "table_key": f"{schema}.{table}",
+            # The stem of the indexes the history's post-hook keeps (tidemark_history_compared).
+            "index_stem": "tidemark_" + hashlib.md5(f"{schema}.{history}".encode()).hexdigest()[:16],
         }
     (project.root / "snapshots" / "full_compare.yml").write_text(yaml.safe_dump({"snapshots": fulls}))
     assert set(names) == set(TABLES)
@@ -113,6 +116,12 @@ def _versions(project: Project, history: str) -> list[tuple[Any, ...]]:
     ]
 
 
+def _indexes(project: Project, history: str) -> list[tuple[str, str]]:
+    query = "select indexname, indexdef from pg_indexes where (schemaname, tablename) = %s order by 1"
+    schema, table = (part.strip('"') for part in history.split("."))
+    return [(str(name), str(text)) for name, text in project.target().execute(query, ((schema, table),)).fetchall()]
+
+
 def _current_differs(project: Project, names: dict[str, str]) -> list[tuple[Any, ...]]:
     columns = ", ".join(COLUMNS)
     query = f"""
@@ -133,6 +142,11 @@ def test_the_history_compares_the_changed_keys_and_equals_a_full_snapshot(projec
     project.extract()
     project.dbt("build", *SNAPSHOTS_AND_MODELS)
     assert project.scalar("select count(*) from _migration.history_rescans") == 0
+    with project.target() as conn:
+        for table in TABLES:
+            # The index by dbt_scd_id that histories kept before versions were closed by row address.
+            stem, history = names[table]["index_stem"], names[table]["history"]
+            conn.execute(f'create index "{stem}_scd_id" on {history} (dbt_scd_id) where dbt_valid_to is null')
     rng = random.Random(20261126)
     next_ids = dict.fromkeys(TABLES, ROWS + 1)
     for number in range(ROUNDS):
@@ -168,6 +182,10 @@ def test_the_history_compares_the_changed_keys_and_equals_a_full_snapshot(projec
                 )
     for table in TABLES:
         assert len(_versions(project, names[table]["history"])) > ROWS + ROUNDS * 10
+        # One index: the current versions by key; the one by dbt_scd_id is gone.
+        indexes = _indexes(project, names[table]["history"])
+        assert [name for name, _ in indexes] == [f"{names[table]['index_stem']}_current"], indexes
+        assert indexes[0][1].endswith("USING btree (id) WHERE (dbt_valid_to IS NULL)"), indexes
 
     # A change no merge made (written into the replica by hand) is not compared: the snapshot reads the
     # changed keys only. Asked for, a rescan compares every row and finds it.

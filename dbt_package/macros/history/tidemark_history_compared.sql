@@ -1,9 +1,10 @@
 {#-
   The post-hook of a replica's dbt snapshot, in its transaction: what it compared
   is done with (the changed keys, the rescans asked for), and the history has the
-  two indexes a comparison of a few keys needs: current versions by key, and by
-  the id dbt closes them by. Created once (a history of many versions takes
-  that time once).
+  index a comparison of a few keys needs: current versions by key. Created once (a
+  history of many versions takes that time once). Versions are closed by their row
+  address, so the index by dbt_scd_id that histories had before is dropped: a
+  random hash, it cost a random page of the index to every new version.
 -#}
 {% macro tidemark_history_compared() -%}
     {%- if not execute -%}{{ return('') }}{%- endif -%}
@@ -20,6 +21,5 @@
     where table_key = {{ tidemark.tidemark_table_key(relation) }};
     create index if not exists {{ tidemark.tidemark_quote(stem ~ '_current') }}
     on {{ this }} ({{ keys | join(', ') }}) where dbt_valid_to is null;
-    create index if not exists {{ tidemark.tidemark_quote(stem ~ '_scd_id') }}
-    on {{ this }} (dbt_scd_id) where dbt_valid_to is null
+    drop index if exists {{ tidemark.tidemark_quote(this.schema) }}.{{ tidemark.tidemark_quote(stem ~ '_scd_id') }}
 {%- endmacro %}

@@ -34,8 +34,11 @@
         {%- endif %}
     ),
 
+    {#- The current versions with their row address (ctid): the update closes each by its address, found
+        in the same statement, with no index to keep beside the one by key. A column cannot be named ctid,
+        so the name is free. -#}
     current_versions as (
-        select * from {{ history }} as tidemark_history
+        select tidemark_history.ctid, tidemark_history.* from {{ history }} as tidemark_history
         where
             tidemark_history.{{ names.dbt_valid_to }} is null
             {%- if changed is not none %}
@@ -49,8 +52,7 @@
         from current_versions as current_version
         left join replica_rows as replica_row on {{ same_key }}
         where
-            tidemark_history.{{ names.dbt_scd_id }} = current_version.{{ names.dbt_scd_id }}
-            and tidemark_history.{{ names.dbt_valid_to }} is null
+            tidemark_history.ctid = current_version.ctid
             and (replica_row.{{ keys[0] }} is null or {{ row_changed }})
         returning 1
     )
