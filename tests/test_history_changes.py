@@ -117,9 +117,9 @@ def _versions(project: Project, history: str) -> list[tuple[Any, ...]]:
 
 
 def _indexes(project: Project, history: str) -> list[tuple[str, str]]:
-    query = "select indexname, indexdef from pg_indexes where (schemaname, tablename) = %s order by 1"
+    query = "select indexname, indexdef from pg_indexes where schemaname = %s and tablename = %s order by 1"
     schema, table = (part.strip('"') for part in history.split("."))
-    return [(str(name), str(text)) for name, text in project.target().execute(query, ((schema, table),)).fetchall()]
+    return [(str(name), str(text)) for name, text in project.target().execute(query, (schema, table)).fetchall()]
 
 
 def _current_differs(project: Project, names: dict[str, str]) -> list[tuple[Any, ...]]:
