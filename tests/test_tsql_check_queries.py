@@ -1,6 +1,6 @@
 """The queries a pass's check sends to SQL Server parse as T-SQL (sqlglot): whether a table has rows to
-read, stamped after its watermark or only before it, and the keys and row hashes of those rows, which the
-pass compares with the replica's."""
+read, stamped after its watermark or only before it, the keys and row hashes of those rows, which the
+pass compares with the replica's, and their count and hash sum, which a later check compares with the last."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sqlglot
 from sqlglot import exp
 
 from extract.partitions.plan import segments
-from extract.readers.merged_already import rows_query
+from extract.readers.merged_already import rows_query, totals_query
 from extract.readers.unchanged import Probe, newer_rows_test, probe_query
 from extract.reconcile.hashes import row_hashes
 from tests.tsql_plans import CURSORS, DIALECT, KEYS, plan_of
@@ -37,6 +37,11 @@ def test_the_check_queries_parse_as_tsql(key_kind: str, cursor_kind: str) -> Non
     compared = sqlglot.parse_one(rows_query(DIALECT, plan, table_ref, conditions, row_hash), read="tsql")
     assert isinstance(compared, exp.Union)
     assert any(t.name == "Order]s" for t in compared.find_all(exp.Table))
+    totals_text = totals_query(DIALECT, table_ref, conditions, row_hash)
+    totals = sqlglot.parse_one(totals_text, read="tsql")
+    assert isinstance(totals, exp.Select)
+    assert "sum(cast(row_hash as decimal(38, 0)))" in totals_text  # a sum of 64-bit hashes overflows a bigint
+    assert len(list(totals.find_all(exp.Union))) == len(conditions) - 1
     if cursor_kind == "modify id":
         assert newer == ""  # no window: every row found is a change
     else:

@@ -70,3 +70,69 @@ def test_rows_read_again_in_the_window_are_compared_with_the_replica(project: Pr
     assert _status(project) == "landed"
     assert_replicas_equal(project)
     assert _status(project) == "unchanged"
+
+
+def _replica_reads(project: Project) -> int:
+    """Scans of the replica so far, as the server counts them (each pass's connections report theirs as
+    they close)."""
+    return int(
+        project.scalar(
+            """select coalesce(sum(seq_scan + coalesce(idx_scan, 0)), 0) from pg_stat_user_tables
+            where (schemaname, relname) in (select target_schema, target_table from _migration.run_log)"""
+        )
+    )
+
+
+def _compared(project: Project) -> dict[str, object]:
+    return dict(project.scalar("select compared from _migration.stream_checks"))
+
+
+def test_a_comparison_stands_until_the_next_merge(project: Project) -> None:
+    """The rows read again are compared with the replica once: the next checks ask the source for their
+    count and hash sum alone, and read no replica row, until a merge changes the replica."""
+    _source(project, "create schema dbo")
+    _source(project, 'create table dbo."Items" ("Id" integer primary key, "Name" text, "ModifiedDate" timestamp(3))')
+    _source(
+        project,
+        """insert into dbo."Items" select i, 'item ' || i, clock_timestamp() from generate_series(1, 200) as i""",
+    )
+    project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
+    project.generate()
+    assert _status(project) == "landed"
+    merged = project.scalar("select max(merge_id) from _migration.merge_log")
+
+    before = _replica_reads(project)
+    assert _status(project) == "unchanged"
+    compared = _compared(project)
+    assert (compared["rows"], compared["last_merge"]) == (200, merged), compared
+    assert _replica_reads(project) > before  # the first check compares the rows with the replica's
+
+    for _ in range(2):
+        before = _replica_reads(project)
+        assert _status(project) == "unchanged"
+        assert _replica_reads(project) == before  # the source's figures alone
+        assert _compared(project) == compared
+
+    # A late commit changes the figures: the rows are compared again, differ, and the table runs.
+    watermark = project.scalar("select cursor_value from _migration.stream_state")
+    _source(
+        project,
+        f"""update dbo."Items" set "Name" = 'late', "ModifiedDate" = timestamp '{watermark}' - interval '1 minute'
+        where "Id" = 7""",
+    )
+    assert _status(project) == "landed"
+    assert_replicas_equal(project)
+
+    # After that merge, the comparison recorded before no longer stands: the next check compares again.
+    before = _replica_reads(project)
+    assert _status(project) == "unchanged"
+    assert _replica_reads(project) > before
+    again = _compared(project)
+    assert again["last_merge"] == project.scalar("select max(merge_id) from _migration.merge_log") != merged
+    assert again["hash_sum"] != compared["hash_sum"]
+
+    # A row deleted from the source leaves the rows read again: their figures change, and the comparison
+    # that follows finds the rest in the replica (a delete is a reconcile's to find).
+    _source(project, """delete from dbo."Items" where "Id" = 9""")
+    assert _status(project) == "unchanged"
+    assert _compared(project)["rows"] == 199

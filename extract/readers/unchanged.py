@@ -19,7 +19,7 @@ recorded changes expired, runs as always.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import psycopg
@@ -29,13 +29,13 @@ from extract.core.observer import silent
 from extract.lifecycle.context import RunContext
 from extract.planning.table_plan import TablePlan
 from extract.readers.by_plan import recorded_reader
-from extract.readers.merged_already import merged_already
+from extract.readers.merged_already import Compared, merged_already, standing, still_merged
 from extract.readers.read_start import read_segments
 from extract.readers.recorded_changes import RecordedChangesReader
 from extract.source.catalog import SourceColumn
 from extract.source.dialects import Dialect
 from extract.source.watermarks import check_monotonic, parse_watermark, read_watermark, usable_watermark
-from extract.state.unchanged import checkable, record_checks
+from extract.state.unchanged import Committed, checkable, record_checks
 
 #: Tables asked about in one query.
 TABLES_PER_QUERY = 100
@@ -68,6 +68,10 @@ class Probe:
     newer: str = ""
     #: The conditions of the next run's read, which the comparison reads by.
     conditions: tuple[str, ...] = ()
+    #: What the table's check starts from: its last comparison, and the replica's latest merge.
+    committed: Committed | None = None
+    #: What this check compared, when it found those rows in the replica as they are.
+    compared: Compared | None = None
 
 
 def find_unchanged(
@@ -93,20 +97,23 @@ def find_unchanged(
         # Read before the checks, as a run reads them before its data query.
         readings = _readings(context, [with_cursor[key] for key in committed])
         probes = _probes(context, [with_cursor[key] for key in committed], committed, readings)
+        empty = _without_rows(context, probes, each, on_rows)
         found = [
             Unchanged(p.plan.config.key, p.plan.names.table_key, p.watermark, readings[_kind(context, p.plan)])
-            for p in _without_rows(context, probes, each, on_rows)
+            for p in empty
         ]
-        record_checks(conn, settings.state_schema, {u.target: u.checked_through for u in found}, started)
+        compared = {p.plan.names.table_key: p.compared.as_json() for p in empty if p.compared is not None}
+        record_checks(conn, settings.state_schema, {u.target: u.checked_through for u in found}, started, compared)
     return found, {p.plan.config.key for p in probes} - {u.table for u in found}
 
 
 def _probes(
-    context: RunContext, plans: list[TablePlan], committed: dict[str, str], readings: dict[str, str]
+    context: RunContext, plans: list[TablePlan], committed: dict[str, Committed], readings: dict[str, str]
 ) -> list[Probe]:
     probes = []
     for plan in plans:
-        position, reading = committed[plan.names.table_key], readings[_kind(context, plan)]
+        state = committed[plan.names.table_key]
+        position, reading = state.cursor_value, readings[_kind(context, plan)]
         recorded = recorded_reader(plan)
         if recorded is not None:
             test = _recorded_test(recorded(context, plan, silent), position, reading)
@@ -119,7 +126,7 @@ def _probes(
             table_ref = context.table_ref(plan.table)
             tests = tuple(f"exists (select 1 from {table_ref} where {condition})" for condition in conditions)
             newer = newer_rows_test(context.dialect, table_ref, plan.cursor, watermark)
-            probes.append(Probe(plan, watermark, tests, newer, conditions))
+            probes.append(Probe(plan, watermark, tests, newer, conditions, state))
     return probes
 
 
@@ -208,10 +215,20 @@ def _empty_in(context: RunContext, chunk: list[Probe]) -> list[Probe]:
         return []  # each table's run says what failed
     found = {int(str(number)): str(state) for number, state in rows}
     empty = [p for number, p in enumerate(chunk) if found.get(number, _NOTHING) == _NOTHING]
-    to_compare = [p for number, p in enumerate(chunk) if found.get(number) == _READ_BEFORE]
+    to_compare = []
+    for probe in (p for number, p in enumerate(chunk) if found.get(number) == _READ_BEFORE):
+        before = standing(probe.committed)
+        if before is not None and still_merged(context, probe.plan, probe.conditions, before):
+            empty.append(replace(probe, compared=before))
+        else:
+            to_compare.append(probe)
     if to_compare:
         with psycopg.connect(context.settings.target.libpq_url) as conn:
-            empty += [p for p in to_compare if merged_already(context, conn, p.plan, p.conditions)]
+            for probe in to_compare:
+                last_merge = None if probe.committed is None else probe.committed.last_merge
+                compared = merged_already(context, conn, probe.plan, probe.conditions, last_merge)
+                if compared is not None:
+                    empty.append(replace(probe, compared=compared))
     return empty
 
 

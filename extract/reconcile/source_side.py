@@ -98,7 +98,7 @@ class SourceSide:
         else:
             queries = [level_query(self.side, self.space, level, within) for within in self.ranges]
         for row in self._read(queries):
-            node, rows, checksum, null_keys = (_integer(v) for v in row)
+            node, rows, checksum, null_keys = (exact_integer(v) for v in row)
             figures[node] = figures.get(node, Figures()) + Figures(rows, checksum, null_keys)
         return figures
 
@@ -149,10 +149,11 @@ def _pieces(items: Sequence[T], count: int) -> list[list[T]]:
     return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 
-def _integer(value: str | None) -> int:
+def exact_integer(value: object) -> int:
+    """A whole number as a source writes it: NULL (a sum of nothing) is 0, a decimal may carry a point."""
     if value is None:
         return 0
     try:
-        return int(value)
+        return int(str(value))
     except ValueError:  # a database that writes its decimal(38, 0) with a point
-        return int(Decimal(value))
+        return int(Decimal(str(value)))

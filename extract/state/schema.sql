@@ -318,6 +318,11 @@ create table if not exists {state}.stream_checks (
     checked_through text not null,
     checked_at timestamptz not null
 );
+-- compared: when the check found the rows the next run would read (its safety window's, those of NULL
+-- cursor) in the replica as they are, the source's query of their count and hash sum (a digest), those
+-- figures, and the replica's latest merge then. Until another merge, the next check asks the source for
+-- the figures alone (extract/readers/merged_already.py).
+alter table {state}.stream_checks add column if not exists compared jsonb;
 
 -- A replica's dbt snapshot (SCD2 history) compares only the keys its merges changed since it last
 -- ran (each replica's changed-keys table): a row here makes its next run compare every row

@@ -1,10 +1,12 @@
 """The state's side of finding a table unchanged: which tables a pass may check instead of running (a
 committed cursor value, and nothing waiting for a merge, running or to backfill), and the checks it
-records for those it found unchanged (stream_checks in schema.sql)."""
+records for those it found unchanged (stream_checks in schema.sql), with what a check compared with the
+replica (extract/readers/merged_already.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 
 import psycopg
@@ -21,8 +23,11 @@ select
         where landed.table_key = state.table_key and landed.status = 'landed' and landed.migration_type <> 'reconcile'
         order by landed.run_id desc
         limit 1
-    ) as plan_fingerprint
+    ) as plan_fingerprint,
+    checks.compared::text,
+    (select max(merged.merge_id) from {merge_log} as merged where merged.table_key = state.table_key) as last_merge
 from {stream_state} as state
+left join {stream_checks} as checks on state.table_key = checks.table_key
 where
     state.table_key = any(%s)
     and state.cursor_value is not null
@@ -37,25 +42,47 @@ where
 """
 
 _RECORD = """
-insert into {stream_checks} (table_key, checked_through, checked_at)
-select checked.table_key, checked.through, %s
-from unnest(%s::text [], %s::text []) as checked (table_key, through)
+insert into {stream_checks} (table_key, checked_through, checked_at, compared)
+select checked.table_key, checked.through, %s, cast(checked.compared as jsonb)
+from unnest(%s::text [], %s::text [], %s::text []) as checked (table_key, through, compared)
 on conflict (table_key) do update set
-    checked_through = excluded.checked_through, checked_at = excluded.checked_at
+    checked_through = excluded.checked_through, checked_at = excluded.checked_at, compared = excluded.compared
 """
 
 
-def checkable(conn: psycopg.Connection, state: StateSchema, plans: Mapping[str, str]) -> dict[str, str]:
-    """Those of `plans` (plan fingerprints by table key) a check may stand in for a run, with their committed
-    cursor values: their latest run was of the plan they have now."""
+@dataclass(frozen=True)
+class Committed:
+    """What a check of one table starts from."""
+
+    cursor_value: str
+    #: What the table's last check compared with the replica, as recorded (JSON), if it compared any row.
+    compared: str | None
+    #: The replica's latest merge (merge_log), if any: a check's comparison holds until the next.
+    last_merge: int | None
+
+
+def checkable(conn: psycopg.Connection, state: StateSchema, plans: Mapping[str, str]) -> dict[str, Committed]:
+    """Those of `plans` (plan fingerprints by table key) a check may stand in for a run, with what their
+    checks start from: their latest run was of the plan they have now."""
     ensure_state_schema(conn, state)
     rows = conn.execute(state.sql(_CHECKABLE), (list(plans),)).fetchall()
     conn.commit()
-    return {str(key): str(value) for key, value, fingerprint in rows if fingerprint == plans[key]}
+    return {
+        str(key): Committed(str(value), compared, None if last_merge is None else int(last_merge))
+        for key, value, fingerprint, compared, last_merge in rows
+        if fingerprint == plans[key]
+    }
 
 
-def record_checks(conn: psycopg.Connection, state: StateSchema, through: Mapping[str, str], at: datetime) -> None:
-    """The tables found unchanged, each with the source's clock or modify id read before the check, at `at`."""
+def record_checks(
+    conn: psycopg.Connection,
+    state: StateSchema,
+    through: Mapping[str, str],
+    at: datetime,
+    compared: Mapping[str, str],
+) -> None:
+    """The tables found unchanged, each with the source's clock or modify id read before the check, at `at`,
+    and what the check compared with the replica (JSON, by table key; none for a table it did not compare)."""
     keys = list(through)
     with conn.transaction():
-        conn.execute(state.sql(_RECORD), (at, keys, [through[key] for key in keys]))
+        conn.execute(state.sql(_RECORD), (at, keys, [through[key] for key in keys], [compared.get(k) for k in keys]))
