@@ -42,11 +42,15 @@ where
 """
 
 _RECORD = """
-insert into {stream_checks} (table_key, checked_through, checked_at, compared)
+insert into {stream_checks} as checks (table_key, checked_through, checked_at, compared)
 select checked.table_key, checked.through, %s, cast(checked.compared as jsonb)
 from unnest(%s::text [], %s::text [], %s::text []) as checked (table_key, through, compared)
 on conflict (table_key) do update set
-    checked_through = excluded.checked_through, checked_at = excluded.checked_at, compared = excluded.compared
+    checked_through = excluded.checked_through,
+    checked_at = excluded.checked_at,
+    -- A check that compared nothing (a pass with another safety window, say) leaves the last comparison,
+    -- which stands for the rows its digest names, while no merge comes.
+    compared = coalesce(excluded.compared, checks.compared)
 """
 
 
