@@ -4,16 +4,22 @@ process, by dlt and by Sling. Each makes the same three passes in the same run: 
 nothing changed, and one after 10 tables changed (a row in a hundred each). After every pass each copy
 is checked against the source (rows and the sum of a column over every table).
 
+A pass of a few seconds varies by a second between runs on a shared machine, so the passes after the
+first are made REPEATS times (the 10 tables changed anew before each), and the median counts. A tool
+whose pass took longer than LONG_PASS_SECONDS (Sling's take minutes) makes it once: its noise is small
+beside it, and two more of each would add half an hour.
+
 `python -m bench.wide [--tables N] [--rows N]` runs this section alone against the bench's server.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -21,11 +27,10 @@ from psycopg import sql
 from bench import databases, wide_source
 from bench.alone import OnPeerFailure, run_section
 from bench.databases import BenchDatabases
-from bench.measure import Measured
 from bench.peers import runner
 from bench.peers.wide import DltWide, SlingWide
 from bench.report import print_table
-from bench.tidemark_sync import BUILD, SyncLoop, TidemarkProject
+from bench.wide_tools import TidemarkCommand, TidemarkEvery, Tool
 
 TABLES = 1000
 ROWS = 1000
@@ -35,95 +40,9 @@ PASSES = ("first", "nothing changed", f"{CHANGED_TABLES} tables changed")
 GOAL_QUIET_COMMAND = 5.0
 GOAL_QUIET_EVERY = 2.0
 GOAL_CHANGED_VS_DLT = 3.0
+REPEATS = 3
+LONG_PASS_SECONDS = 60.0
 EVERY_DB = "bench_wide_every"
-SYNC_ALL = ("--all", "--dbt", BUILD)
-
-_LANDED_SINCE = """
-select count(distinct (source_schema, source_table))
-from _migration.run_log
-where status = 'landed' and ended_at >= %s
-"""
-
-_REPLICAS = """
-select distinct source_table, target_schema, target_table
-from _migration.run_log
-where source_schema = %s
-"""
-
-
-class Tool(Protocol):
-    name: str
-
-    def sync(self) -> Measured: ...
-
-    def table(self, source_table: str) -> tuple[str, str]: ...
-
-
-def _seed(schema: str) -> str:
-    return f"source_schema,source_table,cursor_column,primary_key,enabled\n{schema},*,,,true\n"
-
-
-class _Tidemark:
-    """A project syncing every table of the schema by pattern, as a user with many tables configures it."""
-
-    def __init__(self, root: Path, env: dict[str, str], target_url: str) -> None:
-        self.project = TidemarkProject(root, env, target_url, _seed(wide_source.SCHEMA))
-        self.target_url = target_url
-        self._replicas: dict[str, tuple[str, str]] = {}
-        self.landed: list[int] = []
-
-    def _now(self) -> Any:
-        with psycopg.connect(self.target_url) as conn:
-            row = conn.execute("select clock_timestamp()").fetchone()
-        assert row is not None
-        return row[0]
-
-    def _count_landed(self, since: Any) -> None:
-        with psycopg.connect(self.target_url) as conn:
-            row = conn.execute(_LANDED_SINCE, (since,)).fetchone()
-        self.landed.append(int(row[0]) if row else 0)
-
-    def table(self, source_table: str) -> tuple[str, str]:
-        if not self._replicas:
-            with psycopg.connect(self.target_url) as conn:
-                rows = conn.execute(_REPLICAS, (wide_source.SCHEMA,)).fetchall()
-            self._replicas = {str(table): (str(schema), str(name)) for table, schema, name in rows}
-        return self._replicas[source_table]
-
-
-class TidemarkCommand(_Tidemark):
-    name = "tidemark, one command"
-
-    def sync(self) -> Measured:
-        since = self._now()
-        measured = self.project.command(*SYNC_ALL)
-        self._count_landed(since)
-        return measured
-
-
-class TidemarkEvery(_Tidemark):
-    """The syncs of one `--every` process, in a target database of its own; its first pass is the process'
-    start to its first sync's report."""
-
-    name = "tidemark, --every"
-
-    def __init__(self, root: Path, env: dict[str, str], target_url: str) -> None:
-        super().__init__(root, env, target_url)
-        self.loop: SyncLoop | None = None
-
-    def sync(self) -> Measured:
-        since = self._now()
-        if self.loop is None:
-            self.loop = SyncLoop(self.project, SYNC_ALL)
-            measured = Measured(self.loop.first_seconds, 0, 0, "")
-        else:
-            measured = self.loop.measured()
-        self._count_landed(since)
-        return measured
-
-    def stop(self) -> None:
-        if self.loop is not None:
-            self.loop.stop()
 
 
 def _every_database(bench_db: BenchDatabases) -> tuple[dict[str, str], str]:
@@ -154,11 +73,11 @@ def measure(
     """The section's figures, filled in `section` (when given) as each pass is timed: a failure later
     keeps them. A peer that fails is reported to `on_peer_failure` and left out of the passes after."""
     section = {} if section is None else section
-    section.update({"tables": tables, "rows_per_table": rows, "passes": list(PASSES)})
+    section.update({"tables": tables, "rows_per_table": rows, "passes": list(PASSES), "repeats": REPEATS})
     say(f"wide: {tables:,} tables of {rows:,} rows in the source's schema {wide_source.SCHEMA}")
     wide_source.create(bench_db.source_url, tables, rows)
     names = [wide_source.table_name(number) for number in range(tables)]
-    expected = wide_source.totals(bench_db.source_url, [(wide_source.SCHEMA, name) for name in names])
+    changed = names[:: max(1, tables // CHANGED_TABLES)][:CHANGED_TABLES]
     say("wide: setting up the tidemark projects (generate, dbt seed)")
     command = TidemarkCommand(work / "wide-command", bench_db.env, bench_db.target_url)
     every_env, every_url = _every_database(bench_db)
@@ -169,37 +88,60 @@ def measure(
             tools.append(
                 (kind(work, bench_db.source_url, bench_db.target_url, wide_source.SCHEMA), bench_db.target_url)
             )
-    seconds: dict[str, dict[str, float]] = {tool.name: {} for tool, _ in tools}
-    section["seconds"] = seconds
+    section["seconds"] = {tool.name: {} for tool, _ in tools}
+    section["rounds_seconds"] = {tool.name: {} for tool, _ in tools}
     section["tidemark_tables_landed"] = {command.name: command.landed, every.name: every.landed}
     try:
         for number, label in enumerate(PASSES):
-            if number == 2:
-                changed = names[:: max(1, tables // CHANGED_TABLES)][:CHANGED_TABLES]
-                section["rows_changed"] = wide_source.change(bench_db.source_url, changed)
+            for repeat in range(1 if number == 0 else REPEATS):
+                if number == 2:
+                    section["rows_changed"] = wide_source.change(bench_db.source_url, changed)
+                    say(f"wide: changed {section['rows_changed']:,} rows in {len(changed)} tables")
                 expected = wide_source.totals(bench_db.source_url, [(wide_source.SCHEMA, n) for n in names])
-                say(f"wide: changed {section['rows_changed']:,} rows in {len(changed)} tables")
-            for tool, url in list(tools):
-                # Vacuumed too: a step that creates a thousand tables leaves autovacuum a thousand to
-                # analyse, which would otherwise run during the next tool's pass on the same two cores.
-                bench_db.settle(vacuum=True, also=(every_url,))
-                say(f"wide: {tool.name}: {label} pass")
-                try:
-                    seconds[tool.name][label] = tool.sync().seconds
-                    _check(tool, url, names, expected)
-                except Exception as exc:
-                    if tool in (command, every) or on_peer_failure is None:
-                        raise
-                    on_peer_failure(f"wide: {tool.name}, {label} pass", exc)
-                    tools.remove((tool, url))
+                said = label if number == 0 else f"{label} pass ({repeat + 1} of {REPEATS})"
+                for tool, url in list(tools):
+                    try:
+                        _time_pass(bench_db, every_url, section, tool, label, say, said)
+                        _check(tool, url, names, expected)
+                    except Exception as exc:
+                        if tool in (command, every) or on_peer_failure is None:
+                            raise
+                        on_peer_failure(f"wide: {tool.name}, {label} pass", exc)
+                        tools.remove((tool, url))
     finally:
         every.stop()
     return section
 
 
+def _time_pass(
+    bench_db: BenchDatabases,
+    every_url: str,
+    section: dict[str, Any],
+    tool: Tool,
+    label: str,
+    say: Callable[[str], None],
+    said: str,
+) -> None:
+    """One more of `tool`'s passes `label`, unless its first took long; the median of them counts."""
+    timed: list[float] = section["rounds_seconds"][tool.name].setdefault(label, [])
+    if timed and timed[0] > LONG_PASS_SECONDS:
+        return
+    # Vacuumed too: a step that creates a thousand tables leaves autovacuum a thousand to analyse, which
+    # would otherwise run during the next tool's pass on the same two cores.
+    bench_db.settle(vacuum=True, also=(every_url,))
+    say(f"wide: {tool.name}: {said}")
+    timed.append(tool.sync().seconds)
+    section["seconds"][tool.name][label] = statistics.median(timed)
+
+
 def _ratio(ours: float, theirs: float | None) -> str:
     # Two decimals: a first pass 4% faster than dlt's would print as 1.0x, as if it were a tie.
     return f"{theirs / ours:.2f}x" if theirs and ours else "-"
+
+
+def _seconds(median: float, rounds: list[float]) -> str:
+    spread = f" ({min(rounds):.1f}-{max(rounds):.1f})" if len(rounds) > 1 else ""
+    return f"{median:.1f}{spread}"
 
 
 def print_wide(results: dict[str, Any]) -> None:
@@ -209,8 +151,14 @@ def print_wide(results: dict[str, Any]) -> None:
     seconds: dict[str, dict[str, float]] = section["seconds"]
     dlt = seconds.get(DltWide.name, {})
     tools = list(seconds)
-    rows = [(label, *(f"{seconds[tool][label]:.1f}" for tool in tools)) for label in section["passes"]]
+    rounds: dict[str, dict[str, list[float]]] = section.get("rounds_seconds", {})
+    rows = [
+        (label, *(_seconds(seconds[tool][label], rounds.get(tool, {}).get(label, [])) for tool in tools))
+        for label in section["passes"]
+    ]
     title = f"Wide: {section['tables']:,} tables of {section['rows_per_table']:,} rows, seconds per pass"
+    if section.get("repeats", 1) > 1:
+        title += f" (after the first, the median of {section['repeats']}: shortest to longest in brackets)"
     print_table(title, ("pass", *tools), rows)
     quiet, changed = section["passes"][1], section["passes"][2]
     command, every = seconds[TidemarkCommand.name], seconds[TidemarkEvery.name]
