@@ -101,8 +101,8 @@ def measure(
                 said = label if number == 0 else f"{label} pass ({repeat + 1} of {REPEATS})"
                 for tool, url in list(tools):
                     try:
-                        _time_pass(bench_db, every_url, section, tool, label, say, said)
-                        _check(tool, url, names, expected)
+                        if _time_pass(bench_db, every_url, section, tool, label, say, said):
+                            _check(tool, url, names, expected)
                     except Exception as exc:
                         if tool in (command, every) or on_peer_failure is None:
                             raise
@@ -121,17 +121,19 @@ def _time_pass(
     label: str,
     say: Callable[[str], None],
     said: str,
-) -> None:
-    """One more of `tool`'s passes `label`, unless its first took long; the median of them counts."""
+) -> bool:
+    """One more of `tool`'s passes `label`, unless its first took long (False: it made none, and its copy
+    is behind the source until its next pass); the median of them counts."""
     timed: list[float] = section["rounds_seconds"][tool.name].setdefault(label, [])
     if timed and timed[0] > LONG_PASS_SECONDS:
-        return
+        return False
     # Vacuumed too: a step that creates a thousand tables leaves autovacuum a thousand to analyse, which
     # would otherwise run during the next tool's pass on the same two cores.
     bench_db.settle(vacuum=True, also=(every_url,))
     say(f"wide: {tool.name}: {said}")
     timed.append(tool.sync().seconds)
     section["seconds"][tool.name][label] = statistics.median(timed)
+    return True
 
 
 def _ratio(ours: float, theirs: float | None) -> str:

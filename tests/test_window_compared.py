@@ -5,6 +5,7 @@ merging them again. Any row that differs, however its cursor stands, runs the ta
 from __future__ import annotations
 
 import json
+import time
 
 from tests.conftest import Project
 from tests.replica_check import assert_replicas_equal
@@ -73,8 +74,13 @@ def test_rows_read_again_in_the_window_are_compared_with_the_replica(project: Pr
 
 
 def _replica_reads(project: Project) -> int:
-    """Scans of the replica so far, as the server counts them (each pass's connections report theirs as
-    they close)."""
+    """Scans of the replica so far, as the server counts them. Each pass's connections report theirs as
+    their server processes end, which may be after the pass has: those are waited for."""
+    others = """select count(*) from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'"""
+    deadline = time.monotonic() + 30
+    while project.scalar(others) and time.monotonic() < deadline:
+        time.sleep(0.05)
     return int(
         project.scalar(
             """select coalesce(sum(seq_scan + coalesce(idx_scan, 0)), 0) from pg_stat_user_tables
