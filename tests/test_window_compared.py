@@ -73,13 +73,16 @@ def test_rows_read_again_in_the_window_are_compared_with_the_replica(project: Pr
     assert _status(project) == "unchanged"
 
 
-def _replica_reads(project: Project) -> int:
+_CLIENTS = """select count(*) from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'"""
+
+
+def _replica_reads(project: Project, clients: int) -> int:
     """Scans of the replica so far, as the server counts them. Each pass's connections report theirs as
-    their server processes end, which may be after the pass has: those are waited for."""
-    others = """select count(*) from pg_stat_activity
-        where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'"""
+    their server processes end, which may be after the pass has: the reads wait until no more clients are
+    connected than `clients` (those of the test itself)."""
     deadline = time.monotonic() + 30
-    while project.scalar(others) and time.monotonic() < deadline:
+    while project.scalar(_CLIENTS) > clients and time.monotonic() < deadline:
         time.sleep(0.05)
     return int(
         project.scalar(
@@ -104,20 +107,21 @@ def test_a_comparison_stands_until_the_next_merge(project: Project) -> None:
     )
     project.write_sync_tables(["dbo,Items,ModifiedDate,,true"])
     project.generate()
+    clients = int(project.scalar(_CLIENTS))
     assert _status(project) == "landed"
     merged = project.scalar("select max(merge_id) from _migration.merge_log")
 
-    before = _replica_reads(project)
+    before = _replica_reads(project, clients)
     assert _status(project) == "unchanged"
     compared = _compared(project)
     assert (compared["rows"], compared["last_merge"]) == (200, merged), compared
-    assert _replica_reads(project) > before  # the first check compares the rows with the replica's
+    assert _replica_reads(project, clients) > before  # the first check compares the rows with the replica's
 
     for window in (WINDOW, ("--safety-window", "0s"), WINDOW):
         # A pass past its window has nothing to compare: the comparison stays for the next within it.
-        before = _replica_reads(project)
+        before = _replica_reads(project, clients)
         assert _status(project, window) == "unchanged"
-        assert _replica_reads(project) == before  # the source's figures alone
+        assert _replica_reads(project, clients) == before  # the source's figures alone
         assert _compared(project) == compared
 
     # A late commit changes the figures: the rows are compared again, differ, and the table runs.
@@ -131,9 +135,9 @@ def test_a_comparison_stands_until_the_next_merge(project: Project) -> None:
     assert_replicas_equal(project)
 
     # After that merge, the comparison recorded before no longer stands: the next check compares again.
-    before = _replica_reads(project)
+    before = _replica_reads(project, clients)
     assert _status(project) == "unchanged"
-    assert _replica_reads(project) > before
+    assert _replica_reads(project, clients) > before
     again = _compared(project)
     assert again["last_merge"] == project.scalar("select max(merge_id) from _migration.merge_log") != merged
     assert again["hash_sum"] != compared["hash_sum"]

@@ -64,6 +64,9 @@ create table if not exists {state}.merge_log (
 -- Rows whose key changed in the source and moved with it (a seed's record_id recognises them).
 alter table {state}.merge_log add column if not exists rows_key_changed bigint not null default 0;
 create index if not exists merge_log_table_key on {state}.merge_log (table_key);
+-- A table's latest merge, read by every pass's checks (extract/state/unchanged.py), from the index alone
+-- however many merges the table has had.
+create index if not exists merge_log_latest on {state}.merge_log (table_key, merge_id);
 -- Seed 001's contract on each run: the state it read from and, once landed, the state its merge commits.
 alter table {state}.run_log add column if not exists input_state jsonb;
 alter table {state}.run_log add column if not exists output_state jsonb;
