@@ -26,6 +26,16 @@ def _source(project: Project, statement: str) -> None:
         conn.execute(statement)
 
 
+def _late_commit(project: Project, key: int) -> None:
+    """Row `key` changed and stamped a minute before the watermark: committed after the last run read."""
+    watermark = project.scalar("select cursor_value from _migration.stream_state")
+    _source(
+        project,
+        f"""update dbo."Items" set "Name" = 'late', "ModifiedDate" = timestamp '{watermark}' - interval '1 minute'
+        where "Id" = {key}""",
+    )
+
+
 def test_rows_read_again_in_the_window_are_compared_with_the_replica(project: Project) -> None:
     _source(project, "create schema dbo")
     _source(
@@ -48,12 +58,7 @@ def test_rows_read_again_in_the_window_are_compared_with_the_replica(project: Pr
     assert _status(project) == "unchanged"
 
     # Stamped before the watermark, committed after the last run: a late commit into the window.
-    watermark = project.scalar("select cursor_value from _migration.stream_state")
-    _source(
-        project,
-        f"""update dbo."Items" set "Name" = 'late', "ModifiedDate" = timestamp '{watermark}' - interval '1 minute'
-        where "Id" = 5""",
-    )
+    _late_commit(project, 5)
     assert _status(project) == "landed"
     assert_replicas_equal(project)
     assert _status(project) == "unchanged"
@@ -125,12 +130,7 @@ def test_a_comparison_stands_until_the_next_merge(project: Project) -> None:
         assert _compared(project) == compared
 
     # A late commit changes the figures: the rows are compared again, differ, and the table runs.
-    watermark = project.scalar("select cursor_value from _migration.stream_state")
-    _source(
-        project,
-        f"""update dbo."Items" set "Name" = 'late', "ModifiedDate" = timestamp '{watermark}' - interval '1 minute'
-        where "Id" = 7""",
-    )
+    _late_commit(project, 7)
     assert _status(project) == "landed"
     assert_replicas_equal(project)
 
