@@ -72,10 +72,10 @@ class Compared:
 
 def standing(committed: Committed | None) -> Compared | None:
     """A table's last comparison (`committed`'s), unless a merge changed the replica since."""
-    before = None if committed is None else Compared.from_json(committed.compared)
-    if before is None or committed is None or before.last_merge != committed.last_merge:
+    if committed is None:
         return None
-    return before
+    before = Compared.from_json(committed.compared)
+    return before if before is not None and before.last_merge == committed.last_merge else None
 
 
 def still_merged(context: RunContext, plan: TablePlan, conditions: Sequence[str], before: Compared) -> bool:
