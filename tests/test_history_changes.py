@@ -122,6 +122,11 @@ def _indexes(project: Project, history: str) -> list[tuple[str, str]]:
     return [(str(name), str(text)) for name, text in project.target().execute(query, (schema, table)).fetchall()]
 
 
+def _fillfactor(project: Project, history: str) -> str | None:
+    query = "select array_to_string(reloptions, ',') from pg_class where oid = to_regclass(%s)"
+    return project.scalar(query, (history,))
+
+
 def _current_differs(project: Project, names: dict[str, str]) -> list[tuple[Any, ...]]:
     columns = ", ".join(COLUMNS)
     query = f"""
@@ -147,6 +152,10 @@ def test_the_history_compares_the_changed_keys_and_equals_a_full_snapshot(projec
             # The index by dbt_scd_id that histories kept before versions were closed by row address.
             stem, history = names[table]["index_stem"], names[table]["history"]
             conn.execute(f'create index "{stem}_scd_id" on {history} (dbt_scd_id) where dbt_valid_to is null')
+        # Parts' history as histories were made before they had a fillfactor; Tagged's with a user's own.
+        assert _fillfactor(project, names["Parts"]["history"]) == "fillfactor=90"
+        conn.execute(f"alter table {names['Parts']['history']} reset (fillfactor)")
+        conn.execute(f"alter table {names['Tagged']['history']} set (fillfactor = 70)")
     rng = random.Random(20261126)
     next_ids = dict.fromkeys(TABLES, ROWS + 1)
     for number in range(ROUNDS):
@@ -186,6 +195,8 @@ def test_the_history_compares_the_changed_keys_and_equals_a_full_snapshot(projec
         indexes = _indexes(project, names[table]["history"])
         assert [name for name, _ in indexes] == [f"{names[table]['index_stem']}_current"], indexes
         assert indexes[0][1].endswith("USING btree (id) WHERE (dbt_valid_to IS NULL)"), indexes
+    assert _fillfactor(project, names["Parts"]["history"]) == "fillfactor=90"
+    assert _fillfactor(project, names["Tagged"]["history"]) == "fillfactor=70"
 
     # A change no merge made (written into the replica by hand) is not compared: the snapshot reads the
     # changed keys only. Asked for, a rescan compares every row and finds it.

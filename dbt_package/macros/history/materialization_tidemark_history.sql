@@ -33,7 +33,7 @@
 
     {%- if existing is none -%}
         {%- set build_sql -%}
-            create table {{ this }} as (
+            create table {{ this }} with (fillfactor = {{ tidemark.tidemark_history_fillfactor() }}) as (
                 select
                     *,
                     {{ snapshot_hash_arguments(api.Relation.scd_args(keys, now)) }} as {{ names.dbt_scd_id }},
@@ -45,6 +45,12 @@
         {%- endset -%}
     {%- else -%}
         {%- set shapes = tidemark.tidemark_history_shapes(this, config.get('tidemark_replica')) -%}
+        {%- if not shapes['fillfactor'] -%}
+            {#- A history made before histories had a fillfactor, or given none by hand. -#}
+            {% call statement() %}
+                alter table {{ this }} set (fillfactor = {{ tidemark.tidemark_history_fillfactor() }})
+            {% endcall %}
+        {%- endif -%}
         {%- for column in shapes['missing'] -%}
             {% call statement() %}
                 alter table {{ this }} add column {{ tidemark.tidemark_quote(column[0]) }} {{ column[1] }}
