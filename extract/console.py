@@ -44,12 +44,20 @@ def _parts(run: Any, partitions: str = "partition(s)") -> str:
     return "file(s)" if _of_files(run) else partitions
 
 
+#: The readers of SQL Server's own change records (extract/lifecycle/reader.py ReaderKind): their position
+#: is exact, so no safety window is read again.
+_RECORDED_BY = {"change_tracking": "Change Tracking", "cdc": "CDC"}
+
+
 def _reading(run: Any, window: timedelta | None) -> str:
     """What a run reads, as its start says it."""
     if _of_files(run):
         return f"files: {run.source_filter}"
     if run.migration_type == "reconcile":
         return "reconcile: comparing the replica with its source"
+    recorded_by = _RECORDED_BY.get(str((getattr(run, "input_state", None) or {}).get("reader")))
+    if recorded_by and run.watermark_used:
+        return f"{run.migration_type} ({recorded_by}); reading the changes recorded since {run.watermark_used}"
     since = "everything"
     if run.watermark_used:
         since = f"changes since {run.watermark_used}" + (f" minus a {window} safety window" if window else "")

@@ -178,6 +178,12 @@ class Project:
         """`python -m extract ARGS` in a process of its own (see tests/cli_runner.py), in this project's environment."""
         return run_cli(args, {**os.environ, **self.env, "DBT_PROFILES_DIR": str(self.root)}, REPO)
 
+    def run_began(self, table: str) -> str:
+        """The line a run of `table` alone (`python -m extract --table TABLE`) begins with: what it reads."""
+        done = self.cli("--table", table)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return next(line for line in done.stderr.splitlines() if line.startswith(f"{table}: run "))
+
     def build(self, check: bool = True) -> subprocess.CompletedProcess[str]:
         return self.dbt("build", check=check)
 
