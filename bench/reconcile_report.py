@@ -34,8 +34,7 @@ def print_reconcile(results: dict[str, Any]) -> None:
             )
         )
     print_table(
-        f"Reconcile of {results['rows']:,} rows (the first of the fresh replica, nothing planted: "
-        f"{section['first_seconds']:.1f} s{_against(section['first_seconds'], zero)}); seconds",
+        f"Reconcile of {results['rows']:,} rows (nothing planted: {_first(section, zero)}); seconds",
         (
             "differences",
             "count(*) both",
@@ -49,6 +48,19 @@ def print_reconcile(results: dict[str, Any]) -> None:
     )
     peaks = [f"{_mib(m['reconcile_peak_rss_driver'])} at {m['rows']:,} rows" for m in results["driver_memory"]]
     print("  tidemark reconcile's driver peak: " + ", ".join(peaks))
+
+
+def _first(section: dict[str, Any], zero: float | None) -> str:
+    """The first reconciles: of the fresh replica, and of the replica the rounds changed, where measured."""
+    said = [
+        f"{what} {section[key]:.1f} s{_against(section[key], zero)}"
+        for key, what in (
+            ("first_seconds", "the first of the fresh replica"),
+            ("after_changes_seconds", "the first after the rounds"),
+        )
+        if section.get(key) is not None
+    ]
+    return "; ".join(said) or "no first reconcile measured"
 
 
 def _against(first: float, later: float | None) -> str:

@@ -118,6 +118,13 @@ def reladiff(databases: BenchDatabases, replica: tuple[str, str]) -> tuple[Measu
     return measured, json.loads(measured.output.strip().splitlines()[-1])
 
 
+def nothing_planted_seconds(project: TidemarkProject, databases: BenchDatabases) -> float:
+    """Seconds of a reconcile with nothing planted, after a checkpoint."""
+    databases.settle()
+    measured, _ = tidemark_reconcile(project)
+    return measured.seconds
+
+
 def tidemark_reconcile(project: TidemarkProject) -> tuple[Measured, dict[str, Any]]:
     command = [PYTHON, "-m", "extract", "reconcile", "--table", "bench.Items", "--allow-mass-delete"]
     measured = run([*command, "--dbt", MERGE, "--json"], project.env, REPO, "tidemark reconcile")
@@ -135,19 +142,22 @@ def measure(
     peers: bool = True,
     section: dict[str, Any] | None = None,
     on_peer_failure: Callable[[str, Exception], None] | None = None,
+    after_changes: bool = False,
 ) -> dict[str, Any]:
     """Every level's figures, put in `section` (when given) as each level is measured; first, the one
-    reconcile of the fresh replica. Without `peers`, reladiff (installed with them) is left
-    out; a level where it fails says so (`reladiff_failed`), is reported to `on_peer_failure`, and the
-    levels go on (without `on_peer_failure`, its failure ends the section)."""
+    reconcile of the replica as it stands: `first_seconds`, of a fresh replica, or with
+    `after_changes` `after_changes_seconds`, of a replica incremental rounds changed in every key range
+    (the figures its first sync kept hold for none). Without `peers`, reladiff (installed with
+    them) is left out; a level where it fails says so (`reladiff_failed`), is reported to
+    `on_peer_failure`, and the levels go on (without `on_peer_failure`, its failure ends the section)."""
     section = {} if section is None else section
     replica_names = project.replica()
     replica = sql.Identifier(*replica_names)
-    say("reconcile: the first one of the fresh replica")
-    databases.settle()
-    first, _ = tidemark_reconcile(project)
+    which = "since the rounds changed the replica" if after_changes else "of the fresh replica"
+    say(f"reconcile: the first one {which}")
+    section["after_changes_seconds" if after_changes else "first_seconds"] = nothing_planted_seconds(project, databases)
     found: list[dict[str, Any]] = []
-    section.update({"first_seconds": first.seconds, "levels": found})
+    section["levels"] = found
     for level, count in enumerate(levels(rows)):
         planted = plant(databases.source_url, rows, count, level)
         say(f"reconcile: {sum(planted.values()):,} differences planted {planted}")
