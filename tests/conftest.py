@@ -178,11 +178,14 @@ class Project:
         """`python -m extract ARGS` in a process of its own (see tests/cli_runner.py), in this project's environment."""
         return run_cli(args, {**os.environ, **self.env, "DBT_PROFILES_DIR": str(self.root)}, REPO)
 
-    def run_began(self, table: str) -> str:
-        """The line a run of `table` alone (`python -m extract --table TABLE`) begins with: what it reads."""
+    def assert_reads_recorded(self, table: str, label: str, position_prefix: str) -> None:
+        """A run of `table` alone (`python -m extract --table TABLE`) begins by saying it reads the changes
+        `label` (Change Tracking, CDC) recorded since its position, no full refresh or safety window."""
         done = self.cli("--table", table)
         assert done.returncode == 0, done.stderr[-3000:]
-        return next(line for line in done.stderr.splitlines() if line.startswith(f"{table}: run "))
+        began = next(line for line in done.stderr.splitlines() if line.startswith(f"{table}: run "))
+        assert f"incremental ({label}); reading the changes recorded since {position_prefix}" in began, began
+        assert "full refresh" not in began and "safety window" not in began, began
 
     def build(self, check: bool = True) -> subprocess.CompletedProcess[str]:
         return self.dbt("build", check=check)
