@@ -77,7 +77,8 @@ def measure(
     say(f"wide: {tables:,} tables of {rows:,} rows in the source's schema {wide_source.SCHEMA}")
     wide_source.create(bench_db.source_url, tables, rows)
     names = [wide_source.table_name(number) for number in range(tables)]
-    expected = wide_source.totals(bench_db.source_url, [(wide_source.SCHEMA, name) for name in names])
+    qualified = [(wide_source.SCHEMA, name) for name in names]
+    expected = wide_source.totals(bench_db.source_url, qualified)
     changed = names[:: max(1, tables // CHANGED_TABLES)][:CHANGED_TABLES]
     say("wide: setting up the tidemark projects (generate, dbt seed)")
     command = TidemarkCommand(work / "wide-command", bench_db.env, bench_db.target_url)
@@ -98,7 +99,7 @@ def measure(
                 if number == 2:
                     section["rows_changed"] = wide_source.change(bench_db.source_url, changed)
                     say(f"wide: changed {section['rows_changed']:,} rows in {len(changed)} tables")
-                    expected = wide_source.totals(bench_db.source_url, [(wide_source.SCHEMA, n) for n in names])
+                    expected = wide_source.totals(bench_db.source_url, qualified)
                 said = label if number == 0 else f"{label} pass ({repeat + 1} of {REPEATS})"
                 for tool, url in list(tools):
                     try:

@@ -23,6 +23,7 @@ from extract.core.observer import (
     RunBegan,
 )
 from extract.core.sql_contract import FILE_CURSOR_FIELD
+from extract.lifecycle.reader import ReaderKind
 from extract.state.snapshot_log import SnapshotRecord
 
 
@@ -44,9 +45,8 @@ def _parts(run: Any, partitions: str = "partition(s)") -> str:
     return "file(s)" if _of_files(run) else partitions
 
 
-#: The readers of SQL Server's own change records (extract/lifecycle/reader.py ReaderKind): their position
-#: is exact, so no safety window is read again.
-_RECORDED_BY = {"change_tracking": "Change Tracking", "cdc": "CDC"}
+#: The readers of SQL Server's own change records: their position is exact, so no safety window is read again.
+_RECORDED_BY: dict[str, str] = {ReaderKind.CHANGE_TRACKING: "Change Tracking", ReaderKind.CDC: "CDC"}
 
 
 def _reading(run: Any, window: timedelta | None) -> str:

@@ -29,11 +29,12 @@ def _source(project: Project, statement: str) -> None:
 def _late_commit(project: Project, key: int) -> None:
     """Row `key` changed and stamped a minute before the watermark: committed after the last run read."""
     watermark = project.scalar("select cursor_value from _migration.stream_state")
-    _source(
-        project,
-        f"""update dbo."Items" set "Name" = 'late', "ModifiedDate" = timestamp '{watermark}' - interval '1 minute'
-        where "Id" = {key}""",
-    )
+    with project.source() as conn:
+        conn.execute(
+            """update dbo."Items" set "Name" = 'late', "ModifiedDate" = cast(%s as timestamp) - interval '1 minute'
+            where "Id" = %s""",
+            (watermark, key),
+        )
 
 
 def test_rows_read_again_in_the_window_are_compared_with_the_replica(project: Project) -> None:
