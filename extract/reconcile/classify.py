@@ -10,7 +10,7 @@ the source's side it means the source changed meanwhile, and that range waits fo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from extract.core.errors import KEY_PLACE, KeyValueRefused, LogicalError
@@ -45,7 +45,7 @@ class Repairs:
 
 @dataclass
 class TurnRepairs:
-    """The keys one turn repairs."""
+    """Keys a turn repairs (some of them: a turn's keys come a few thousand at a time)."""
 
     #: (key text, the source's positions that re-read it, the source's row hash when compared) of each key
     #: to re-read: the re-check compares that hash with what lands.
@@ -56,12 +56,28 @@ class TurnRepairs:
 
 def classify(
     outcome: TurnOutcome, leaves: Sequence[Node], bisection: Bisection, recent: bool, repairs: Repairs
-) -> TurnRepairs:
-    """The keys to repair in the ranges `leaves` (a turn's, in its order), counted into `repairs`; `recent`:
-    the source's last extra column says 'recent'/'old'."""
+) -> Iterator[TurnRepairs]:
+    """The keys to repair in the ranges `leaves` (a turn's, in its order), a few thousand at a time as the
+    JVM gives them, counted into `repairs`; `recent`: the source's last extra column says 'recent'/'old'."""
+    settled = _settled(outcome, leaves, bisection, repairs)
+    for differences in outcome.differences:
+        found = TurnRepairs()
+        for number, held, pair in differences.differ:
+            if number in settled:
+                _classify_source_pair(pair, held, recent, repairs, found)
+        for number, pair in differences.replica_only:
+            if number in settled:
+                found.tombstones.append(tuple(str(v) for v in pair[3:]))
+                repairs.deleted += 1
+                repairs.sample("deleted", str(pair[0]))
+        yield found
+
+
+def _settled(outcome: TurnOutcome, leaves: Sequence[Node], bisection: Bisection, repairs: Repairs) -> set[int]:
+    """The turn's range numbers whose pairs add up to their figures on both sides: the others' source
+    changed while they were compared (counted as unsettled)."""
     if outcome.outside:
         raise LogicalError(f"bisection completeness: a pair at key place {outcome.outside[0]} is in no range compared")
-    found = TurnRepairs()
     settled = set()
     for number, node in enumerate(leaves):
         mine = outcome.replica.get(number, EMPTY)
@@ -79,15 +95,7 @@ def classify(
             raise KeyValueRefused(
                 f"the {side} holds {KEY_PLACE} more than once; the source does not enforce it", repr(key)
             )
-    for number, held, pair in outcome.differ:
-        if number in settled:
-            _classify_source_pair(pair, held, recent, repairs, found)
-    for number, pair in outcome.replica_only:
-        if number in settled:
-            found.tombstones.append(tuple(str(v) for v in pair[3:]))
-            repairs.deleted += 1
-            repairs.sample("deleted", str(pair[0]))
-    return found
+    return settled
 
 
 def _counted(figures: Figures) -> Figures:
@@ -112,8 +120,8 @@ def _classify_source_pair(pair: Pair, held: bool, recent: bool, repairs: Repairs
 
 @dataclass
 class Classifier:
-    """Classifies the pairs of each turn of a comparison, counting them, and hands each turn's keys to
-    `keep`: the driver holds no key beyond a few samples."""
+    """Classifies the pairs of each turn of a comparison, counting them, and hands their keys to `keep` a few
+    thousand at a time: the driver holds no more keys than that, beyond a few samples."""
 
     bisection: Bisection
     recent: bool
@@ -121,4 +129,5 @@ class Classifier:
     repairs: Repairs = field(default_factory=Repairs)
 
     def __call__(self, leaves: list[Node], outcome: TurnOutcome) -> None:
-        self.keep(classify(outcome, leaves, self.bisection, self.recent, self.repairs))
+        for found in classify(outcome, leaves, self.bisection, self.recent, self.repairs):
+            self.keep(found)

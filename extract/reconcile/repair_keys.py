@@ -47,7 +47,7 @@ class RepairKeys:
         self.conn.commit()
 
     def __call__(self, found: TurnRepairs) -> None:
-        """One turn's keys, committed: the landing's own connections read the tombstones' table."""
+        """Keys of a turn, committed: the landing's own connections read the tombstones' table."""
         if found.upserts:
             statement = sql.SQL("copy {} (ordinal, key_text, positions, compared) from stdin").format(
                 upsert_keys_table()

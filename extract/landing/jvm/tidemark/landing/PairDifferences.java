@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +17,10 @@ import java.util.TreeMap;
 /**
  * One turn of a reconcile's key-by-key comparison: both sides' pairs (key text, key place, row hash,
  * then each side's extra columns) are read here, counted per range, and matched key by key; only the
- * figures and the pairs that differ go to the Python driver. At 1% differences a turn holds about
- * 100,000 pairs a side of which a few percent differ: decoding all of them in Python took most of
- * the comparison.
+ * figures and the pairs that differ go to the Python driver, a few thousand at a time. At 1% differences a
+ * turn holds about 100,000 pairs a side of which a few percent differ: decoding all of them in Python
+ * took most of the comparison. A turn of new keys differs whole: given at once, its pairs held tens of
+ * megabytes of the driver.
  *
  * <p>A pair belongs to the range of the turn its place falls in, the shallowest first; two pairs of one
  * key match only within one range, as the driver matched them range by range. The source's pieces may
@@ -75,6 +78,9 @@ public final class PairDifferences {
     private final Map<String, Pair> replica = new HashMap<>();
     private final List<Pair> source = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
+    private final List<Pair> replicaOnly = new ArrayList<>();
+    private int nextSource;
+    private int nextReplicaOnly;
 
     /** {@code ranges}: the turn's ranges as "divisor:index" separated by commas, numbered from 0. */
     public PairDifferences(String ranges) {
@@ -157,27 +163,49 @@ public final class PairDifferences {
     }
 
     /**
-     * The turn's outcome as JSON: {@code problems} (["outside", 0, place] for a pair in no range,
-     * [side, range, key] for a key held twice), each side's figures per range ([range, rows, checksum],
-     * ranges with rows only), {@code differ} (each source pair the replica does not hold as it is:
-     * [range, 1 when the replica holds the key, then the pair]) and {@code replicaOnly} ([range, then
-     * the pair] for each replica key the source does not hold).
+     * The turn's figures as JSON, once every side is read: {@code problems} (["outside", 0, place] for a
+     * pair in no range, [side, range, key] for a key held twice) and each side's figures per range
+     * ([range, rows, checksum], ranges with rows only). The pairs that differ then come from
+     * {@link #differences}.
      */
-    public synchronized String outcome() {
+    public synchronized String figures() {
         Map<String, Integer> sourceKeys = new HashMap<>(source.size() * 2);
         for (Pair pair : source) {
             if (sourceKeys.putIfAbsent(pair.key, pair.range) != null) {
                 problems.add(problem("source", pair));
             }
         }
+        source.sort(Comparator.comparingInt(pair -> pair.range));
+        for (Pair pair : replica.values()) {
+            Integer range = sourceKeys.get(pair.key);
+            if (range == null || range != pair.range) {
+                replicaOnly.add(pair);
+            }
+        }
+        replicaOnly.sort(
+                Comparator.<Pair>comparingInt(pair -> pair.range)
+                        .thenComparing(pair -> pair.key, PairDifferences::byCodePoint));
         StringBuilder json = new StringBuilder("{\"problems\":[").append(String.join(",", problems));
         json.append("],\"source\":");
         appendFigures(json, sourceFigures);
         json.append(",\"replica\":");
         appendFigures(json, replicaFigures);
-        json.append(",\"differ\":[");
+        return json.append('}').toString();
+    }
+
+    /**
+     * The next at most {@code most} pairs that differ, as JSON, in the ranges' order: {@code differ}
+     * (each source pair the replica does not hold as it is: [range, 1 when the replica holds the key,
+     * then the pair]), then {@code replicaOnly} ([range, then the pair] for each replica key the source
+     * does not hold, by key). Both lists are empty once every pair was given: the driver holds a few
+     * thousand at a time however many differ.
+     */
+    public synchronized String differences(int most) {
+        StringBuilder json = new StringBuilder("{\"differ\":[");
+        int given = 0;
         boolean first = true;
-        for (Pair pair : source) {
+        for (; nextSource < source.size() && given < most; nextSource++) {
+            Pair pair = source.get(nextSource);
             Pair other = replica.get(pair.key);
             boolean held = other != null && other.range == pair.range;
             if (held && Objects.equals(other.hash, pair.hash)) {
@@ -186,18 +214,23 @@ public final class PairDifferences {
             json.append(first ? "[" : ",[").append(pair.range).append(held ? ",1" : ",0");
             appendRow(json, pair.row);
             first = false;
+            given++;
         }
         json.append("],\"replicaOnly\":[");
         first = true;
-        for (Pair pair : replica.values()) {
-            Integer range = sourceKeys.get(pair.key);
-            if (range == null || range != pair.range) {
-                json.append(first ? "[" : ",[").append(pair.range);
-                appendRow(json, pair.row);
-                first = false;
-            }
+        for (; nextReplicaOnly < replicaOnly.size() && given < most; nextReplicaOnly++) {
+            Pair pair = replicaOnly.get(nextReplicaOnly);
+            json.append(first ? "[" : ",[").append(pair.range);
+            appendRow(json, pair.row);
+            first = false;
+            given++;
         }
         return json.append("]}").toString();
+    }
+
+    /** Python's order of strings: by code point (String.compareTo orders UTF-16 units). */
+    private static int byCodePoint(String left, String right) {
+        return Arrays.compare(left.codePoints().toArray(), right.codePoints().toArray());
     }
 
     private static void appendFigures(StringBuilder json, Figures[] figures) {
