@@ -50,8 +50,13 @@ def main() -> int:
     def probe() -> None:
         small = args.rows // 10
         synced = _synced(bench_db, small, "tidemark-probe")
+        peaks = reconcile_rounds.memory_probe(synced, bench_db, small)
         memory.append(
-            {"rows": small, "reconcile_peak_rss_driver": reconcile_rounds.memory_probe(synced, bench_db, small)}
+            {
+                "rows": small,
+                "reconcile_levels": peaks,
+                "reconcile_peak_rss_driver": reconcile_rounds.highest_peak(peaks),
+            }
         )
 
     def reconcile() -> None:
@@ -59,8 +64,14 @@ def main() -> int:
         section: dict[str, Any] = {}
         results["reconcile"] = section
         reconcile_rounds.measure(project, bench_db, args.rows, _say, section=section, on_peer_failure=sections.record)
-        peaks = [level["tidemark_peak_rss_driver"] for level in section["levels"]]
-        memory.append({"rows": args.rows, "reconcile_peak_rss_driver": max(peaks)})
+        peaks = reconcile_rounds.level_peaks(section)
+        memory.append(
+            {
+                "rows": args.rows,
+                "reconcile_levels": peaks,
+                "reconcile_peak_rss_driver": reconcile_rounds.highest_peak(peaks),
+            }
+        )
 
     try:
         sections.run("memory probe", probe)

@@ -48,6 +48,22 @@ def print_reconcile(results: dict[str, Any]) -> None:
     )
     peaks = [f"{_mib(m['reconcile_peak_rss_driver'])} at {m['rows']:,} rows" for m in results["driver_memory"]]
     print("  tidemark reconcile's driver peak: " + ", ".join(peaks))
+    by_level = _by_level(results["driver_memory"])
+    if by_level:
+        print("  by level, at the larger size against the smaller: " + "; ".join(by_level))
+
+
+def _by_level(memory: list[dict[str, Any]]) -> list[str]:
+    """Each level's driver peak at both sizes (the memory probe's and the section's), where both were measured."""
+    measured = [m for m in memory if m.get("reconcile_levels")]
+    if len(measured) < 2:
+        return []
+    small, large = measured[0]["reconcile_levels"], measured[-1]["reconcile_levels"]
+    return [
+        f"{b['differences']:,} / {a['differences']:,} differences: {_mib(b['peak_rss_driver'])} / "
+        f"{_mib(a['peak_rss_driver'])} ({b['peak_rss_driver'] / a['peak_rss_driver']:.2f}x)"
+        for a, b in zip(small, large, strict=False)
+    ]
 
 
 def _first(section: dict[str, Any], zero: float | None) -> str:

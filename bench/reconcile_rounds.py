@@ -194,9 +194,26 @@ def measure(
     return section
 
 
-def memory_probe(project: TidemarkProject, databases: BenchDatabases, rows: int) -> int:
-    """Peak driver memory of a reconcile of `rows` rows with 10,000 differences (after the first one)."""
+def memory_probe(project: TidemarkProject, databases: BenchDatabases, rows: int) -> list[dict[str, int]]:
+    """Peak driver memory of a reconcile of `rows` rows at each level's differences, planted as `measure`
+    plants them, after a first reconcile: what a larger table's levels are compared with."""
     tidemark_reconcile(project)
-    plant(databases.source_url, rows, 10_000, 0)
-    measured, _ = tidemark_reconcile(project)
-    return measured.peak_rss_main
+    peaks = []
+    for level, count in enumerate(levels(rows)):
+        planted = plant(databases.source_url, rows, count, level)
+        databases.settle()
+        measured, _ = tidemark_reconcile(project)
+        peaks.append({"differences": sum(planted.values()), "peak_rss_driver": measured.peak_rss_main})
+    return peaks
+
+
+def level_peaks(section: dict[str, Any]) -> list[dict[str, int]]:
+    """The driver's peak at each level `measure` measured, as `memory_probe` gives them."""
+    return [
+        {"differences": level["differences"], "peak_rss_driver": level["tidemark_peak_rss_driver"]}
+        for level in section["levels"]
+    ]
+
+
+def highest_peak(peaks: list[dict[str, int]]) -> int:
+    return max(level["peak_rss_driver"] for level in peaks)

@@ -5,10 +5,10 @@ hands the driver those that differ a few thousand at a time, in the ranges' orde
 from __future__ import annotations
 
 from extract.config.urls import parse_url
-from extract.runtime.jars import jar_paths
-from extract.runtime.source_jvm import SourceJvm
 from extract.reconcile.tree import Figures, HashSpace, Node
 from extract.reconcile.turn import DIFFERENCES_AT_ONCE, PairTurn
+from extract.runtime.jars import jar_paths
+from extract.runtime.source_jvm import SourceJvm
 from extract.source.jdbc import JdbcConnection
 
 SPACE = HashSpace.of(32, 20)
@@ -34,7 +34,9 @@ def test_a_turn_s_differences_come_a_few_thousand_at_a_time_in_the_ranges_order(
             conn.read_into(turn.sink, "replica", _pairs("select generate_series(0, 2999)", "cast(1 + k % 2 as text)"))
             conn.read_into(turn.sink, "replica", _pairs("select generate_series(40000, 47999)", "'1'"))
             awkward = ", ".join(f"('{key}', {65536 + i})" for i, key in enumerate(AWKWARD_KEYS))
-            conn.read_into(turn.sink, "replica", f"select k, cast(p as text), '1', k from (values {awkward}) as a(k, p)")
+            conn.read_into(
+                turn.sink, "replica", f"select k, cast(p as text), '1', k from (values {awkward}) as a(k, p)"
+            )
             outcome = turn.outcome()
             chunks = list(outcome.differences)
     finally:
