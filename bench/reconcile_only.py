@@ -51,13 +51,7 @@ def main() -> int:
         small = args.rows // 10
         synced = _synced(bench_db, small, "tidemark-probe")
         peaks = reconcile_rounds.memory_probe(synced, bench_db, small)
-        memory.append(
-            {
-                "rows": small,
-                "reconcile_levels": peaks,
-                "reconcile_peak_rss_driver": reconcile_rounds.highest_peak(peaks),
-            }
-        )
+        memory.append({"rows": small, **reconcile_rounds.memory_figures(peaks)})
 
     def reconcile() -> None:
         project = _synced(bench_db, args.rows, "tidemark")
@@ -65,13 +59,7 @@ def main() -> int:
         results["reconcile"] = section
         reconcile_rounds.measure(project, bench_db, args.rows, _say, section=section, on_peer_failure=sections.record)
         peaks = reconcile_rounds.level_peaks(section)
-        memory.append(
-            {
-                "rows": args.rows,
-                "reconcile_levels": peaks,
-                "reconcile_peak_rss_driver": reconcile_rounds.highest_peak(peaks),
-            }
-        )
+        memory.append({"rows": args.rows, **reconcile_rounds.memory_figures(peaks)})
 
     try:
         sections.run("memory probe", probe)

@@ -215,5 +215,6 @@ def level_peaks(section: dict[str, Any]) -> list[dict[str, int]]:
     ]
 
 
-def highest_peak(peaks: list[dict[str, int]]) -> int:
-    return max(level["peak_rss_driver"] for level in peaks)
+def memory_figures(peaks: list[dict[str, int]]) -> dict[str, Any]:
+    """A size's entry of `driver_memory`, for the reconcile: its peak at each level, and the highest."""
+    return {"reconcile_levels": peaks, "reconcile_peak_rss_driver": max(level["peak_rss_driver"] for level in peaks)}

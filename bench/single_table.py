@@ -96,8 +96,7 @@ class SingleTable:
         probe = _memory(rows, project.sync().command)
         self.memory.append(probe)
         self.results["driver_memory"] = self.memory
-        probe["reconcile_levels"] = reconcile_rounds.memory_probe(project, self.bench_db, rows)
-        probe["reconcile_peak_rss_driver"] = reconcile_rounds.highest_peak(probe["reconcile_levels"])
+        probe.update(reconcile_rounds.memory_figures(reconcile_rounds.memory_probe(project, self.bench_db, rows)))
 
     def _baseline(self) -> None:
         """The source rows, then raw COPY. The baseline divides every ratio, and one COPY of a few seconds
@@ -200,7 +199,5 @@ class SingleTable:
             on_peer_failure=self.sections.record,
             after_changes=True,
         )
-        peaks = reconcile_rounds.level_peaks(section)
         if self.memory:
-            self.memory[-1]["reconcile_levels"] = peaks
-            self.memory[-1]["reconcile_peak_rss_driver"] = reconcile_rounds.highest_peak(peaks)
+            self.memory[-1].update(reconcile_rounds.memory_figures(reconcile_rounds.level_peaks(section)))
