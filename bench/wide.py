@@ -42,9 +42,9 @@ GOAL_QUIET_EVERY = 2.0
 GOAL_CHANGED_VS_DLT = 3.0
 REPEATS = 3
 LONG_PASS_SECONDS = 60.0
-#: tidemark's target databases, one per way of running it. The run's other sections keep their projects'
-#: state in the bench's target database: a project there would find their tables in its catalog state and
-#: take the scope's change for a change of its own files, which a first pass never meets.
+#: tidemark's target databases, one per way of running it, as projects sharing a database would each have a
+#: state schema of their own: in the bench's, a first pass would find the catalog state of the run's other
+#: sections, take their tables for changes to its own files, and hold dbt until every table had landed.
 COMMAND_DB = "bench_wide_command"
 EVERY_DB = "bench_wide_every"
 
