@@ -72,16 +72,21 @@ def measure(bench_db: BenchDatabases, work: Path, say: Callable[[str], None], ro
     full: list[float] = []
     incremental: list[float] = []
     described: list[int] = []
-    with open_planner(load_settings(env), SparkRuntime("local[1]")) as planner:
-        _timed(planner, full=True)  # the first read, which writes the state
-        for number in range(rounds):
-            full.append(_timed(planner, full=True)[0])
-            with psycopg.connect(bench_db.source_url, autocommit=True) as conn:
-                table = sql.Identifier(SCHEMA, f"t{number:04}")
-                conn.execute(sql.SQL("alter table {} add column {} integer").format(table, sql.Identifier("extra")))
-            seconds, read = _timed(planner, full=False)
-            incremental.append(seconds)
-            described.append(len(read.described))
+    runtime = SparkRuntime("local[1]")
+    try:
+        with open_planner(load_settings(env), runtime) as planner:
+            _timed(planner, full=True)  # the first read, which writes the state
+            for number in range(rounds):
+                full.append(_timed(planner, full=True)[0])
+                with psycopg.connect(bench_db.source_url, autocommit=True) as conn:
+                    table = sql.Identifier(SCHEMA, f"t{number:04}")
+                    added = sql.SQL("alter table {} add column {} integer").format(table, sql.Identifier("extra"))
+                    conn.execute(added)
+                seconds, read = _timed(planner, full=False)
+                incremental.append(seconds)
+                described.append(len(read.described))
+    finally:
+        runtime.stop()  # its JVM of the source's queries would otherwise idle through the sections after
     return {
         "tables": TABLES,
         "full_seconds": statistics.median(full),
