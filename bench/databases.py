@@ -57,11 +57,18 @@ class BenchDatabases:
     #: The process environment plus tidemark's connection settings for these databases.
     env: dict[str, str]
 
-    def recreate(self) -> None:
+    def recreate(self, *names: str) -> None:
+        """Databases `names` made anew: by default the source and the target."""
         with psycopg.connect(self.admin_url, autocommit=True) as admin:
-            for name in (SOURCE_DB, TARGET_DB):
+            for name in names or (SOURCE_DB, TARGET_DB):
                 admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
                 admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+
+    def other_target(self, name: str) -> tuple[dict[str, str], str]:
+        """Target database `name`, made anew: the environment that syncs into it, and its URL."""
+        self.recreate(name)
+        url = self.target_url.rsplit("/", 1)[0] + "/" + name
+        return {**self.env, "TIDEMARK_TARGET_URL": url, "TIDEMARK_TARGET_DBNAME": name}, url
 
     def settle(self, vacuum: bool = False, also: tuple[str, ...] = ()) -> None:
         """Before a timed step: the previous step's dirty pages written out (CHECKPOINT), and with `vacuum`

@@ -21,9 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import psycopg
-from psycopg import sql
-
 from bench import databases, wide_source
 from bench.alone import OnPeerFailure, run_section
 from bench.databases import BenchDatabases
@@ -47,15 +44,6 @@ LONG_PASS_SECONDS = 60.0
 #: sections, take their tables for changes to its own files, and hold dbt until every table had landed.
 COMMAND_DB = "bench_wide_command"
 EVERY_DB = "bench_wide_every"
-
-
-def _own_database(bench_db: BenchDatabases, name: str) -> tuple[dict[str, str], str]:
-    """The environment and URL of target database `name`, made anew."""
-    with psycopg.connect(bench_db.admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
-        admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-    url = bench_db.target_url.rsplit("/", 1)[0] + "/" + name
-    return {**bench_db.env, "TIDEMARK_TARGET_URL": url, "TIDEMARK_TARGET_DBNAME": name}, url
 
 
 def _check(tool: Tool, url: str, tables: list[str], expected: tuple[int, str]) -> None:
@@ -85,9 +73,9 @@ def measure(
     expected = wide_source.totals(bench_db.source_url, qualified)
     changed = names[:: max(1, tables // CHANGED_TABLES)][:CHANGED_TABLES]
     say("wide: setting up the tidemark projects (generate, dbt seed)")
-    command_env, command_url = _own_database(bench_db, COMMAND_DB)
+    command_env, command_url = bench_db.other_target(COMMAND_DB)
     command = TidemarkCommand(work / "wide-command", command_env, command_url)
-    every_env, every_url = _own_database(bench_db, EVERY_DB)
+    every_env, every_url = bench_db.other_target(EVERY_DB)
     every = TidemarkEvery(work / "wide-every", every_env, every_url)
     tidemark_urls = (command_url, every_url)
     tools: list[tuple[Tool, str]] = [(command, command_url), (every, every_url)]
