@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from extract.core.observer import Event, Note
-from extract.readers.reconcile_repairs import reconcile_table
-from extract.reconcile.result import ReconcileOptions, ReconcileResult
+from extract.reconcile.result import ReconcileOptions
 from tests.conftest import Project
 from tests.items_fixture import quoted_replica
+from tests.reconcile_notes import changes, reconcile_items
 from tests.replica_check import assert_replicas_equal
 
 ROWS = 1_000
@@ -41,34 +40,14 @@ def _source(project: Project) -> None:
     project.generate()
 
 
-def _reconcile(project: Project, options: ReconcileOptions | None = None) -> tuple[ReconcileResult, list[str]]:
-    """One reconcile and its merge; the notes it wrote."""
-    notes: list[str] = []
-
-    def observe(event: Event) -> None:
-        if isinstance(event, Note):
-            notes.append(event.text)
-
-    planner = project.planner
-    result = reconcile_table(
-        planner.context, planner.plan(planner.find("dbo.Items")), options or ReconcileOptions(), observe
-    )
-    project.merge()
-    return result, notes
-
-
 def _kept(notes: list[str]) -> list[str]:
     return [n for n in notes if n.startswith("the replica's figures of")]
 
 
-def _changes(result: ReconcileResult) -> tuple[int, int, int]:
-    return result.inserted, result.updated, result.deleted
-
-
 def test_only_ranges_written_since_are_hashed_again(synced: Project) -> None:
-    first, notes = _reconcile(synced)
+    first, notes = reconcile_items(synced)
     assert (first.status, _kept(notes)) == ("exact", [])  # nothing kept yet: every range hashed
-    again, notes = _reconcile(synced)
+    again, notes = reconcile_items(synced)
     assert (again.status, _kept(notes)) == (
         "exact",
         [KEPT_ALL],
@@ -77,10 +56,10 @@ def test_only_ranges_written_since_are_hashed_again(synced: Project) -> None:
         conn.execute("""update dbo."Items" set "Name" = 'backdated' where "Id" = 100""")
         conn.execute('delete from dbo."Items" where "Id" = 500')
         conn.execute("""insert into dbo."Items" values (1001, 'late', 1, timestamp '2026-01-01')""")
-    repaired, notes = _reconcile(synced)
-    assert _changes(repaired) == (1, 1, 1)
+    repaired, notes = reconcile_items(synced)
+    assert changes(repaired) == (1, 1, 1)
     assert _kept(notes) == [KEPT_ALL]
-    after, notes = _reconcile(synced)  # the merge wrote three ranges of the replica, the highest key's too
+    after, notes = reconcile_items(synced)  # the merge wrote three ranges of the replica, the highest key's too
     assert after.status == "exact"
     assert _kept(notes) == ["the replica's figures of 60 of 63 ranges kept from its last reconcile; 3 hashed again"]
     assert_replicas_equal(synced)
@@ -88,7 +67,7 @@ def test_only_ranges_written_since_are_hashed_again(synced: Project) -> None:
 
 def test_rows_written_by_hand_in_the_replica_are_found(synced: Project) -> None:
     """Whoever writes a row gives it a new version: figures kept from before it are not used."""
-    _reconcile(synced)
+    reconcile_items(synced)
     replica = quoted_replica(synced)
     with synced.target() as conn:
         conn.execute(f"""update {replica} set "name" = 'by hand' where "id" = 10""")
@@ -99,45 +78,45 @@ def test_rows_written_by_hand_in_the_replica_are_found(synced: Project) -> None:
         conn.execute(f'delete from {replica} where "id" = 300')
         conn.execute(f"""insert into {replica} select * from was""")
         conn.execute(f"""update {replica} set "name" = 'again' where "id" = 300""")
-    repaired, notes = _reconcile(synced)
-    assert _changes(repaired) == (1, 2, 0)
+    repaired, notes = reconcile_items(synced)
+    assert changes(repaired) == (1, 2, 0)
     assert _kept(notes) == ["the replica's figures of 58 of 63 ranges kept from its last reconcile; 5 hashed again"]
     assert_replicas_equal(synced)
 
 
 def test_a_table_given_a_new_file_keeps_no_figures(synced: Project) -> None:
-    _reconcile(synced)
+    reconcile_items(synced)
     with synced.target() as conn:
         conn.execute(f"vacuum full {quoted_replica(synced)}")
-    result, notes = _reconcile(synced)
+    result, notes = reconcile_items(synced)
     assert (result.status, _kept(notes)) == ("exact", [])
 
 
 def test_a_dry_run_keeps_nothing(synced: Project) -> None:
     plan = synced.planner.plan(synced.planner.find("dbo.Items"))
-    _reconcile(synced, ReconcileOptions(dry_run=True))
+    reconcile_items(synced, ReconcileOptions(dry_run=True))
     kept = synced.scalar("select to_regclass(%s)::text", (f'"{plan.names.schema}"."{plan.names.kept_figures_table}"',))
     assert kept is None
-    _reconcile(synced)
+    reconcile_items(synced)
     assert synced.scalar(f'select count(*) from "{plan.names.schema}"."{plan.names.kept_figures_table}"') == 63
 
 
-def test_a_large_first_sync_keeps_the_figures_for_the_first_reconcile(project: Project) -> None:
+def test_a_large_first_sync_keeps_the_figures_for_the_firstreconcile_items(project: Project) -> None:
     _source(project)
     project.env["TIDEMARK_RECONCILE_PRIME_ROWS"] = str(ROWS)  # a table of ROWS rows is large
     project.dbt("seed")
     synced = project.cli("--table", "dbo.Items", "--dbt", "run --select replica state")
     assert synced.returncode == 0, synced.stderr[-2000:]
     assert "dbo.Items: the replica's figures of 63 ranges kept for its first reconcile" in synced.stderr
-    first, notes = _reconcile(project)
+    first, notes = reconcile_items(project)
     assert (first.status, _kept(notes)) == ("exact", [KEPT_ALL])
     with project.source() as conn:
         conn.execute("""update dbo."Items" set "Name" = 'backdated' where "Id" = 100""")
     again = project.cli("--table", "dbo.Items", "--dbt", "run --select replica state")
     assert again.returncode == 0, again.stderr[-2000:]
     assert "kept for its first reconcile" not in again.stderr  # a first sync only
-    repaired, notes = _reconcile(project)
-    assert _changes(repaired) == (0, 1, 0)
+    repaired, notes = reconcile_items(project)
+    assert changes(repaired) == (0, 1, 0)
     assert_replicas_equal(project)
 
 
@@ -152,11 +131,25 @@ def test_a_small_first_sync_keeps_nothing(project: Project) -> None:
 
 
 def test_a_replica_written_in_most_ranges_is_hashed_in_one_scan(synced: Project) -> None:
-    _reconcile(synced)
+    reconcile_items(synced)
     with synced.target() as conn:
         conn.execute(f'update {quoted_replica(synced)} set "price" = "price" where "id" % 2 = 0')  # in every range
         conn.execute(f"""update {quoted_replica(synced)} set "name" = 'by hand' where "id" = 999""")
-    repaired, notes = _reconcile(synced)
-    assert _changes(repaired) == (0, 1, 0)
+    repaired, notes = reconcile_items(synced)
+    assert changes(repaired) == (0, 1, 0)
     assert _kept(notes) == ["the replica's figures of 0 of 63 ranges kept from its last reconcile; 63 hashed again"]
+    assert_replicas_equal(synced)
+
+
+
+def test_new_keys_beyond_the_replicas_ranges_are_counted_as_no_range_of_it(synced: Project) -> None:
+    reconcile_items(synced)
+    with synced.source() as conn:  # stamped in the past: only a reconcile sees them
+        conn.execute(
+            """insert into dbo."Items" select i, 'late ' || i, 1, timestamp '2026-01-01'
+            from generate_series(1001, 1020) as i"""
+        )
+    repaired, notes = reconcile_items(synced)  # the highest key's range (keys 1009 to 1024) holds no replica row
+    assert changes(repaired) == (20, 0, 0)
+    assert _kept(notes) == ["the replica's figures of 63 of 63 ranges kept from its last reconcile; 0 hashed again"]
     assert_replicas_equal(synced)

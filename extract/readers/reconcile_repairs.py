@@ -192,7 +192,7 @@ class ReconcileReader(RunLogReader):
                 replica_conn, replica_side, bisection.space, lambda: JdbcConnection(jvm, context.settings.target), kept
             )
             classifier = Classifier(bisection, recent is not None, keep)
-            comparer = Comparer(source, replica, bisection, self.observer, plan.config.key, jvm)
+            comparer = Comparer(source, replica, bisection, self.observer, plan.config.key, jvm, last_place)
             with closing(replica):
                 first = bisection.space.first_depth(total, bisection.leaf_rows)
                 null_keys = comparer.compare(first, context.settings.reconcile.pairs_rows, classifier)

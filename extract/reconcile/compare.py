@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from extract.core.errors import LogicalError
 from extract.core.observer import Note, Observer
+from extract.reconcile import density
 from extract.reconcile.replica_side import ReplicaSide
 from extract.reconcile.source_side import SourceSide
 from extract.reconcile.tree import Bisection, Level, Node
@@ -61,13 +62,15 @@ class Comparer:
     table: str
     #: The JVM that matches each turn's pairs.
     jvm: Any
+    #: With places by offset, the source's highest key's place (None: places by hash).
+    last_place: int | None = None
 
     def compare(self, first_depth: int, pairs_rows: int, on_pairs: PairsHandler) -> int:
         """Bisect; hand the pairs of the differing small ranges to `on_pairs`, at most `pairs_rows` rows at a
         time, as soon as a part of a level has found them: what the driver holds at once is a part's, not a
         level's. Returns the source rows with a NULL in a key column."""
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replica") as pool:
-            parts = [Level(first_depth, None)]
+            parts = self._first_parts(pool, first_depth)
             null_keys = 0
             while parts:
                 ranges, differ, compared, larger = 0, 0, 0, []
@@ -84,6 +87,24 @@ class Comparer:
                 )
                 parts = self._next_level(parts[0].depth + 1, larger)
         return null_keys
+
+    def _first_parts(self, pool: ThreadPoolExecutor, first_depth: int) -> list[Level]:
+        """The first level; or, where the windows sampled show dense differences, every range one level
+        deeper, in parts."""
+        space, last_place = self.bisection.space, self.last_place
+        windows = density.sample_levels(space, first_depth, last_place) if self.source.side.ordered_key else []
+        if not windows or last_place is None:
+            return [Level(first_depth, None)]
+        answers = [_both(pool, partial(self.source.level, w), partial(self.replica.level, w)) for w in windows]
+        differ, ranges = density.differing(answers)
+        if not density.is_dense(differ, ranges):
+            return [Level(first_depth, None)]
+        parts = density.dense_parts(space, first_depth, last_place, PART_RANGES)
+        self._note(
+            f"{differ:,} of {ranges:,} ranges sampled differ: compared from depth {first_depth + 1} on, "
+            f"in {len(parts):,} slices of the key"
+        )
+        return parts
 
     def _pairs(self, pool: ThreadPoolExecutor, leaves: list[Node], pairs_rows: int, on_pairs: PairsHandler) -> None:
         """The pairs of the ranges `leaves`, in turns of at most `pairs_rows` rows a side, each read into the
@@ -107,7 +128,8 @@ class Comparer:
         source_figures, replica_figures = _both(
             pool, partial(self.source.level, level), partial(self.replica.level, level)
         )
-        null_keys = sum(f.null_keys for f in source_figures.values()) if level.parents is None else 0
+        first = level.parents is None or level.whole
+        null_keys = sum(f.null_keys for f in source_figures.values()) if first else 0
         counted = bisection.ranges
         nodes = bisection.record(level, source_figures, replica_figures)
         negative = [n for n in nodes if bisection.replica[n].rows < 0]

@@ -108,9 +108,10 @@ class KeptFigures:
             ranges.update(self._hash(level, self.side, places_slice(self.side, self.space, [Node(level.depth, edge)])))
             written = {node for node in written if node < edge} | {edge}
         if kept is not None:
+            hashed = sum(node in written for node in ranges)  # a range written since may hold no row now
             self.say(
-                f"the replica's figures of {len(ranges) - len(written):,} of {len(ranges):,} ranges kept from its "
-                f"last reconcile; {len(written):,} hashed again"
+                f"the replica's figures of {len(ranges) - hashed:,} of {len(ranges):,} ranges kept from its "
+                f"last reconcile; {hashed:,} hashed again"
             )
         return {node: kept_range.figures for node, kept_range in ranges.items()}
 

@@ -51,9 +51,14 @@ def level_query(side: HashedRelation, space: HashSpace, level: Level, within: st
     conditions = [side.where, within]
     if level.parents is not None:
         parent = f"{side.key_hash} / {space.divisor(level.depth - 1)}"
-        conditions.append(places_slice(side, space, [Node(level.depth - 1, p) for p in level.parents]))
-        conditions.append(dialect.in_integers(parent, level.parents))
-        conditions.append(f"({node}) % {space.factor} <> {space.factor - 1}")  # the cache derives the last
+        within_parents = places_slice(side, space, [Node(level.depth - 1, p) for p in level.parents])
+        if level.whole:  # consecutive parents: their slice of the key is all there is to ask
+            first = level.parents[0] == 0 and side.ordered_key
+            conditions.append(f"{within_parents} or {side.ordered_key} is null" if first else within_parents)
+        else:
+            conditions.append(within_parents)
+            conditions.append(dialect.in_integers(parent, level.parents))
+            conditions.append(f"({node}) % {space.factor} <> {space.factor - 1}")  # the cache derives the last
     versions = ("", "")
     if version:
         versions = (f", {version} as tidemark_version", f", {dialect.exact_sum('hashed.tidemark_version')}")

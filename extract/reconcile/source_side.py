@@ -94,7 +94,7 @@ class SourceSide:
         if self.side.ordered_key and level.parents is not None:
             # Below the first level, a level's part is a slice of an ordered key: index reads of its pieces.
             pieces = _pieces(level.parents, self._queries_at_once)
-            queries = [level_query(self.side, self.space, Level(level.depth, piece)) for piece in pieces]
+            queries = [level_query(self.side, self.space, Level(level.depth, piece, level.whole)) for piece in pieces]
         else:
             queries = [level_query(self.side, self.space, level, within) for within in self.ranges]
         for row in self._read(queries):

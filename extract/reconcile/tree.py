@@ -79,10 +79,12 @@ class HashSpace:
 @dataclass
 class Level:
     """What one level asks of both sides: the ranges at `depth` under `parents` (None: every range),
-    leaving out the last child of each parent, which the cache derives."""
+    leaving out the last child of each parent, which the cache derives. A `whole` level asks every
+    child of its parents, consecutive ones whose figures were never asked (extract/reconcile/density.py)."""
 
     depth: int
     parents: list[int] | None
+    whole: bool = False
 
 
 class Bisection:
@@ -96,7 +98,7 @@ class Bisection:
         self.queries = 0  # levels asked of each side
         self.derived = 0  # ranges whose figures came from the cache
         self.ranges = 0  # ranges compared
-        self.replica_rows = 0  # the replica's rows in the first level's ranges
+        self.replica_rows = 0  # the replica's rows in the first level's ranges (or a dense start's)
         self._depths: set[int] = set()
 
     def record(self, level: Level, source: dict[int, Figures], replica: dict[int, Figures]) -> list[Node]:
@@ -105,8 +107,8 @@ class Bisection:
         level under parents may come in parts."""
         self.queries += level.depth not in self._depths
         self._depths.add(level.depth)
-        if level.parents is None:
-            self.replica_rows = sum(figures.rows for figures in replica.values())
+        if level.parents is None or level.whole:
+            self.replica_rows += sum(figures.rows for figures in replica.values())
             indexes = source.keys() | replica.keys()
             self.ranges += len(indexes)
             differ = (i for i in indexes if source.get(i, EMPTY) != replica.get(i, EMPTY))
@@ -138,7 +140,8 @@ class Bisection:
     def settle(self, level: Level) -> None:
         """Forget the figures of `level`'s parents, once it is recorded: with the ranges that agree never
         kept, what stays grows with the differences, not with the table."""
-        self.forget(Node(level.depth - 1, parent) for parent in level.parents or ())
+        if not level.whole:
+            self.forget(Node(level.depth - 1, parent) for parent in level.parents or ())
 
     def forget(self, nodes: Iterable[Node]) -> None:
         for node in nodes:
