@@ -32,7 +32,8 @@ def _plant(project: Project, stride: int) -> tuple[int, int, int]:
     none of them seen by the cursor."""
     with project.source() as conn:
         deleted = conn.execute('delete from dbo."Items" where "Id" %% %s = 0', (stride,)).rowcount
-        updated = conn.execute("""update dbo."Items" set "Val" = 'backdated' where "Id" %% %s = 1""", (stride,)).rowcount
+        backdate = """update dbo."Items" set "Val" = 'backdated' where "Id" %% %s = 1"""
+        updated = conn.execute(backdate, (stride,)).rowcount
         inserted = conn.execute(
             """insert into dbo."Items" select i, 'late', timestamp '2026-01-01'
             from generate_series(%s::integer, %s::integer) as i""",

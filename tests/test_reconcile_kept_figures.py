@@ -141,7 +141,6 @@ def test_a_replica_written_in_most_ranges_is_hashed_in_one_scan(synced: Project)
     assert_replicas_equal(synced)
 
 
-
 def test_new_keys_beyond_the_replicas_ranges_are_counted_as_no_range_of_it(synced: Project) -> None:
     reconcile_items(synced)
     with synced.source() as conn:  # stamped in the past: only a reconcile sees them
