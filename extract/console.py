@@ -104,6 +104,8 @@ class ConsoleObserver:
                 self._tables[table] = _Table()
                 self._say(f"{table}: run {run.run_id}, {_reading(run, window)}")
             case Planned(table, run):
+                # Rates count from here: a reconcile plans its re-read only once it has compared the table.
+                self._tables.setdefault(table, _Table()).started = time.monotonic()
                 rows = "all rows" if run.rows_planned is None else f"{run.rows_planned:,} rows"
                 how = {"driver": ", without a Spark job (too few rows for one)", "spark": ", by Spark"}.get(
                     run.landed_by or "", ""
