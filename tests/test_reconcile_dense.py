@@ -82,4 +82,3 @@ def test_a_small_first_level_is_not_sampled() -> None:
     space = HashSpace.of(4, 14)
     assert len(density.sample_levels(space, 5, 9_999)) == density.WINDOWS
     assert density.sample_levels(space, 5, 4_000) == []  # 251 ranges: the windows would be 6% of them
-    assert density.sample_levels(space, 5, None) == []  # keys placed by hash

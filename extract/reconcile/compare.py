@@ -92,7 +92,7 @@ class Comparer:
         """The first level; or, where the windows sampled show dense differences, every range one level
         deeper, in parts."""
         space, last_place = self.bisection.space, self.last_place
-        windows = density.sample_levels(space, first_depth, last_place) if self.source.side.ordered_key else []
+        windows = [] if last_place is None else density.sample_levels(space, first_depth, last_place)
         if not windows or last_place is None:
             return [Level(first_depth, None)]
         answers = [_both(pool, partial(self.source.level, w), partial(self.replica.level, w)) for w in windows]

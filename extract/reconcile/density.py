@@ -14,7 +14,8 @@ share of it.
 
 from __future__ import annotations
 
-from extract.reconcile.tree import EMPTY, Figures, HashSpace, Level
+from extract.reconcile import tree
+from extract.reconcile.tree import Figures, HashSpace, Level
 
 #: Windows sampled, spread evenly over the key.
 WINDOWS = 4
@@ -29,10 +30,10 @@ DENSE_SHARE = 1 / 3
 Answer = tuple[dict[int, Figures], dict[int, Figures]]
 
 
-def sample_levels(space: HashSpace, first_depth: int, last_place: int | None) -> list[Level]:
+def sample_levels(space: HashSpace, first_depth: int, last_place: int) -> list[Level]:
     """The windows to sample before a first level at `first_depth`; none when the table is not sampled.
-    `last_place`: the source's highest key's place (None: keys placed by hash)."""
-    if last_place is None or not 2 <= first_depth < space.max_depth:
+    `last_place`: the source's highest key's place."""
+    if not 2 <= first_depth < space.max_depth:
         return []
     ranges = last_place // space.divisor(first_depth) + 1
     if ranges < SAMPLED_SHARE_AT_MOST * WINDOWS * space.factor:
@@ -43,12 +44,8 @@ def sample_levels(space: HashSpace, first_depth: int, last_place: int | None) ->
 
 def differing(answers: list[Answer]) -> tuple[int, int]:
     """Of the ranges the windows hold (on either side): how many differ, and how many there are."""
-    differ = ranges = 0
-    for source, replica in answers:
-        for index in source.keys() | replica.keys():
-            ranges += 1
-            differ += source.get(index, EMPTY) != replica.get(index, EMPTY)
-    return differ, ranges
+    counted = [tree.differing(source, replica) for source, replica in answers]
+    return sum(len(differ) for _, differ in counted), sum(ranges for ranges, _ in counted)
 
 
 def is_dense(differ: int, ranges: int) -> bool:
@@ -57,7 +54,7 @@ def is_dense(differ: int, ranges: int) -> bool:
 
 def dense_parts(space: HashSpace, first_depth: int, last_place: int, part_ranges: int) -> list[Level]:
     """Every range one level below `first_depth`, in parts of at most `part_ranges` ranges, each a slice
-    of the key; the last runs to the end of the space, for keys the source gains while it is compared."""
+    of the key; the last runs to the end of the space, so that no range is left out."""
     block = max(1, part_ranges // space.factor)
     end = space.factor**first_depth  # the ranges at first_depth
     last_parent = min(last_place // space.divisor(first_depth), end - 1)

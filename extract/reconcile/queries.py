@@ -51,12 +51,8 @@ def level_query(side: HashedRelation, space: HashSpace, level: Level, within: st
     conditions = [side.where, within]
     if level.parents is not None:
         parent = f"{side.key_hash} / {space.divisor(level.depth - 1)}"
-        within_parents = places_slice(side, space, [Node(level.depth - 1, p) for p in level.parents])
-        if level.whole:  # consecutive parents: their slice of the key is all there is to ask
-            first = level.parents[0] == 0 and side.ordered_key
-            conditions.append(f"{within_parents} or {side.ordered_key} is null" if first else within_parents)
-        else:
-            conditions.append(within_parents)
+        conditions.append(places_slice(side, space, [Node(level.depth - 1, p) for p in level.parents]))
+        if not level.whole:  # a whole level's parents are consecutive: their slice is all there is to ask
             conditions.append(dialect.in_integers(parent, level.parents))
             conditions.append(f"({node}) % {space.factor} <> {space.factor - 1}")  # the cache derives the last
     versions = ("", "")

@@ -38,6 +38,13 @@ class Figures:
 EMPTY = Figures()
 
 
+def differing(source: dict[int, Figures], replica: dict[int, Figures]) -> tuple[int, list[int]]:
+    """Of two sides' figures by range (empty ranges left out): how many ranges either side holds, and
+    those whose figures differ, in order."""
+    indexes = source.keys() | replica.keys()
+    return len(indexes), sorted(i for i in indexes if source.get(i, EMPTY) != replica.get(i, EMPTY))
+
+
 @dataclass(frozen=True, order=True, slots=True)
 class Node:
     depth: int
@@ -109,12 +116,9 @@ class Bisection:
         self._depths.add(level.depth)
         if level.parents is None or level.whole:
             self.replica_rows += sum(figures.rows for figures in replica.values())
-            indexes = source.keys() | replica.keys()
-            self.ranges += len(indexes)
-            differ = (i for i in indexes if source.get(i, EMPTY) != replica.get(i, EMPTY))
-            return [
-                self._keep(Node(level.depth, i), source.get(i, EMPTY), replica.get(i, EMPTY)) for i in sorted(differ)
-            ]
+            ranges, differ = differing(source, replica)
+            self.ranges += ranges
+            return [self._keep(Node(level.depth, i), source.get(i, EMPTY), replica.get(i, EMPTY)) for i in differ]
         # Per parent, in plain integers: a part of a level holds tens of thousands of ranges.
         factor, depth = self.space.factor, level.depth
         nodes = []
