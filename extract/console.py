@@ -75,10 +75,12 @@ class _Table:
 class ConsoleObserver:
     """Thread-safe: `--all` syncs tables at once, and partitions are reported from watcher threads."""
 
-    def __init__(self, quiet: bool = False, stream: TextIO = sys.stderr, bars: bool | None = None) -> None:
+    def __init__(self, quiet: bool = False, stream: TextIO | None = None, bars: bool | None = None) -> None:
         self.quiet = quiet
-        self.stream = stream
-        self.bars = stream.isatty() if bars is None else bars
+        # The process's stderr when the observer is made, not when this module was imported: a process
+        # that points sys.stderr elsewhere after importing it (a fork, a test's capture) is followed.
+        self.stream = sys.stderr if stream is None else stream
+        self.bars = self.stream.isatty() if bars is None else bars
         self._tables: dict[str, _Table] = {}
         self._lock = threading.Lock()
 
