@@ -94,14 +94,14 @@ def check_name_fits(name: str, what: str) -> None:
         )
 
 
-def check_column_names(table: str, names: Sequence[str]) -> None:
+def check_column_names(table: str, names: Sequence[str], remedy: str = "rename it in a view to sync it") -> None:
     """Replica column names must fit and must not be one of the columns tidemark or dbt add."""
     for name in names:
         check_name_fits(name, f"{table}: column")
         if name.startswith(RESERVED_PREFIX) or name in RESERVED_COLUMNS:
             raise TidemarkError(
                 f"{table}: column {name!r} has a name tidemark or dbt use for their own columns "
-                f"({RESERVED_PREFIX}..., {', '.join(sorted(RESERVED_COLUMNS))}); rename it in a view to sync it"
+                f"({RESERVED_PREFIX}..., {', '.join(sorted(RESERVED_COLUMNS))}); {remedy}"
             )
 
 

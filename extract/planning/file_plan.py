@@ -10,7 +10,7 @@ from __future__ import annotations
 import psycopg
 
 from extract.config.file_sources import FileSource
-from extract.config.naming import TargetNames, check_name_fits
+from extract.config.naming import TargetNames, check_column_names, check_name_fits
 from extract.config.seeds import SyncTable
 from extract.core.errors import TidemarkError
 from extract.core.sql_contract import FILE_COLUMN, FILE_ROW_COLUMN
@@ -74,9 +74,7 @@ def file_plan(source: FileSource, fields: list[tuple[str, str]], type_map: TypeM
     names = stream_names(source)
     columns = [column_from_type_text(name, kind, True, i) for i, (name, kind) in enumerate(fields, start=1)]
     mapped = type_map.map_table("spark", SourceTable(*source.schema_and_table, tuple(columns), ()))
-    for column in mapped:
-        if column.target_name in (FILE_COLUMN, FILE_ROW_COLUMN):
-            raise TidemarkError(f"{source.key}: the files have a column {column.source.name!r}, a name tidemark keeps")
+    check_column_names(source.key, [c.target_name for c in mapped], "rename it in the files to sync them")
     mapped.append(_own_column(FILE_COLUMN, "string", "text", len(mapped) + 1))
     if not source.primary_key:
         mapped.append(_own_column(FILE_ROW_COLUMN, "bigint", "bigint", len(mapped) + 1))

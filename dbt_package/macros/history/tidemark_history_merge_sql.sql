@@ -6,6 +6,11 @@
   version. Only the keys in `shapes.changed` are compared, or every row when it
   is none (tidemark_history_shapes). A checked column the history lacked makes
   every compared row a new version, as in dbt's snapshot. `keys`: quoted names.
+
+  Each compared key is looked up once in the replica and once among the current
+  versions, in one join whose outcome both the update and the insert read: the
+  closing update finds its version by row address (ctid), so the history keeps no
+  index but the one of current versions by key.
 -#}
 {% macro tidemark_history_merge_sql(history, source_sql, keys, shapes, names, now) -%}
     {%- set checked = config.get('check_cols') -%}
@@ -14,8 +19,10 @@
     {%- set compared = tidemark.tidemark_quoted_names(checked | select('in', shapes['history']) | list) -%}
     {%- set changed = shapes['changed'] -%}
     {%- set columns = tidemark.tidemark_quoted_names(shapes['replica']) -%}
+    {#- A source column cannot have the prefix _tidemark_ (extract/config/naming.py). -#}
+    {%- set outcome = '_tidemark_outcome' -%}
     {%- set qualified = [] -%}
-    {%- for key in keys -%}{%- do qualified.append('replica_row.' ~ key) -%}{%- endfor -%}
+    {%- for key in keys -%}{%- do qualified.append('compared.' ~ key) -%}{%- endfor -%}
     {%- set scd_id = snapshot_hash_arguments(api.Relation.scd_args(qualified, now)) -%}
     {%- set row_changed -%}
         {%- if added %}true{% elif not compared %}false{% else %}(
@@ -27,33 +34,49 @@
     {%- set same_key -%}
         {%- for key in keys %}current_version.{{ key }} = replica_row.{{ key }}{{ " and " if not loop.last }}{% endfor -%}
     {%- endset %}
-    with replica_rows as (
-        select * from ({{ source_sql }}) as tidemark_replica
-        {%- if changed is not none %}
-        where {{ tidemark.tidemark_changed_key(changed, 'tidemark_replica', keys) }}
-        {%- endif %}
-    ),
-
-    {#- The current versions with their row address (ctid): the update closes each by its address, found
-        in the same statement, with no index to keep beside the one by key. A column cannot be named ctid,
-        so the name is free. -#}
-    current_versions as (
-        select tidemark_history.ctid, tidemark_history.* from {{ history }} as tidemark_history
-        where
-            tidemark_history.{{ names.dbt_valid_to }} is null
+    {#- The outcome of each compared key: 1 its current version is closed (the replica row is gone), 2 closed
+        and followed by a new version (changed), 3 a first version (new). Equal rows are left out. -#}
+    with compared as (
+        select * from (
+            select
+                current_version.ctid,
+                {% for column in columns %}replica_row.{{ column }}, {% endfor %}
+                case
+                    when current_version.{{ keys[0] }} is null
+                        then case when replica_row.{{ keys[0] }} is null then 0 else 3 end
+                    when replica_row.{{ keys[0] }} is null then 1
+                    when {{ row_changed }} then 2
+                    else 0
+                end as {{ outcome }}
             {%- if changed is not none %}
-            and {{ tidemark.tidemark_changed_key(changed, 'tidemark_history', keys) }}
+            from {{ changed }} as tidemark_changed
+            left join ({{ source_sql }}) as replica_row
+                on
+                    {%- for key in keys %}
+                    replica_row.{{ key }} = tidemark_changed.{{ key }}{{ " and" if not loop.last }}
+                    {%- endfor %}
+            left join {{ history }} as current_version
+                on
+                    {%- for key in keys %}
+                    current_version.{{ key }} = tidemark_changed.{{ key }} and
+                    {%- endfor %}
+                    current_version.{{ names.dbt_valid_to }} is null
+            {%- else %}
+            from ({{ source_sql }}) as replica_row
+            full join (
+                select tidemark_history.ctid, tidemark_history.* from {{ history }} as tidemark_history
+                where tidemark_history.{{ names.dbt_valid_to }} is null
+            ) as current_version on {{ same_key }}
             {%- endif %}
+        ) as outcomes
+        where {{ outcome }} > 0
     ),
 
     closed as (
         update {{ history }} as tidemark_history
         set {{ names.dbt_valid_to }} = {{ now }}
-        from current_versions as current_version
-        left join replica_rows as replica_row on {{ same_key }}
-        where
-            tidemark_history.ctid = current_version.ctid
-            and (replica_row.{{ keys[0] }} is null or {{ row_changed }})
+        from compared
+        where tidemark_history.ctid = compared.ctid and compared.{{ outcome }} in (1, 2)
         returning 1
     )
 
@@ -62,12 +85,11 @@
         {{ names.dbt_scd_id }}, {{ names.dbt_updated_at }}, {{ names.dbt_valid_from }}, {{ names.dbt_valid_to }}
     )
     select
-        {% for column in columns %}replica_row.{{ column }}, {% endfor %}
+        {% for column in columns %}compared.{{ column }}, {% endfor %}
         {{ scd_id }},
         {{ now }},
         {{ now }},
         cast(null as timestamp without time zone)
-    from replica_rows as replica_row
-    left join current_versions as current_version on {{ same_key }}
-    where current_version.{{ keys[0] }} is null or {{ row_changed }}
+    from compared
+    where compared.{{ outcome }} in (2, 3)
 {%- endmacro %}
