@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from extract.reconcile import compare, density
-from extract.reconcile.tree import HashSpace
+from extract.reconcile.tree import Bisection, HashSpace, Level
 from tests.conftest import Project
 from tests.items_table import create_items
 from tests.reconcile_notes import changes, reconcile_items
@@ -82,3 +82,11 @@ def test_a_small_first_level_is_not_sampled() -> None:
     space = HashSpace.of(4, 14)
     assert len(density.sample_levels(space, 5, 9_999)) == density.WINDOWS
     assert density.sample_levels(space, 5, 4_000) == []  # 251 ranges: the windows would be 6% of them
+
+
+def test_keys_placed_by_hash_are_not_sampled() -> None:
+    # Nothing but the bisection's space is asked before the first level is chosen.
+    comparer = compare.Comparer(None, None, Bisection(HashSpace.of(4, 14), 8), None, "dbo.Items", None, None)
+    assert comparer._first_parts(None, 5) == [Level(5, None)]  # keys placed by hash
+    comparer.last_place = 4_000
+    assert comparer._first_parts(None, 5) == [Level(5, None)]  # a small first level

@@ -92,8 +92,8 @@ class Comparer:
         """The first level; or, where the windows sampled show dense differences, every range one level
         deeper, in parts."""
         space, last_place = self.bisection.space, self.last_place
-        windows = [] if last_place is None else density.sample_levels(space, first_depth, last_place)
-        if not windows or last_place is None:
+        # Keys placed by hash have no slices: each would read the whole table.
+        if last_place is None or not (windows := density.sample_levels(space, first_depth, last_place)):
             return [Level(first_depth, None)]
         answers = [_both(pool, partial(self.source.level, w), partial(self.replica.level, w)) for w in windows]
         differ, ranges = density.differing(answers)
